@@ -1,0 +1,213 @@
+// Package exec runs shell commands and argv programs for a coding agent:
+// with a timeout, with output capped to what a model can read (head and
+// tail kept, the middle counted), with cancellation through a context, and
+// with a kill that reaches every process the command started.
+//
+// # What it guarantees
+//
+// A run never hangs past its limits and never leaves a process of its own
+// behind. On Unix each command starts in a new session (setsid), so it has
+// no controlling terminal (a prompt on /dev/tty fails at once instead of
+// waiting for a human or writing on the user's terminal), and it is the
+// leader of a new process group that holds everything it starts. Standard
+// input is /dev/null. Standard output and standard error are pipes read by
+// this package until they close, without back-pressure on the command.
+//
+//   - When the leader (the shell of Exec, the program of RunCapture) exits,
+//     output is read for at most DrainGrace more, then the whole process
+//     group is killed with SIGKILL. A command that ends in `server &`
+//     returns its output after about DrainGrace, and the server is gone.
+//   - On timeout or cancellation the group gets SIGTERM, then SIGKILL after
+//     KillGrace (by this package's own timer: os/exec's WaitDelay would
+//     kill only the leader).
+//   - A process that left the group (setsid, a double fork with a new
+//     session) is not killed, but it cannot hold the run either: once the
+//     group is dead the pipes are read for at most DrainGrace more, then
+//     closed under it.
+//
+// So a run returns at the latest Timeout + KillGrace + 2×DrainGrace after
+// it started, plus scheduling delay; the only exception is a leader stuck
+// in an uninterruptible kernel wait, which not even SIGKILL ends.
+//
+// # What it does not guarantee
+//
+// This package confines nothing. A command may read, write and delete any
+// file the user running the agent may, open network connections, and start
+// a daemon in a new session that outlives the run. The jail of the host
+// package protects the host's own file operations; it does not apply to
+// what a shell command does. Confining a command needs an OS sandbox
+// (namespaces, seccomp, Seatbelt, a container), which is out of scope here.
+//
+// # Platforms
+//
+// Process groups, sessions and the group kill are Unix only. On Linux the
+// leader is left unreaped (a zombie) until its group has been killed, so
+// the group id cannot be reused by an unrelated process before the kill;
+// on other Unix systems the leader is reaped first and the kill happens
+// just after, with the tiny window for reuse that implies. On Windows and
+// other systems only the leader is killed, and a reader blocked on a pipe
+// held by a surviving process is abandoned after DrainGrace.
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	osexec "os/exec"
+	"time"
+)
+
+// ErrNoShell is wrapped by the error of Exec when no shell can be found:
+// neither bash nor sh on PATH, or Request.Shell names no executable file.
+var ErrNoShell = errors.New("exec: no shell found")
+
+// Request is one shell command for Runner.Exec.
+type Request struct {
+	// Command is the script given to the shell with -c. Whatever it does,
+	// the call succeeds once the shell has started: a non-zero exit, a
+	// "command not found" (127) or a syntax error (2) are in Output.
+	Command string
+	// Cwd is the directory the command starts in. The host facade
+	// resolves it through the jail and passes an absolute path; here ""
+	// means the current directory of this process. A missing directory or
+	// a file is an error and nothing is started.
+	Cwd string
+	// Timeout bounds the run. Zero or negative means Limits.DefaultTimeout;
+	// a timeout above Limits.MaxTimeout is clamped to it (Output.Timeout
+	// says what applied).
+	Timeout time.Duration
+	// Env holds KEY=VALUE entries added to the environment, replacing a
+	// variable of the same name. The command otherwise inherits this
+	// process's environment with PAGER=cat, GIT_PAGER=cat and
+	// GIT_TERMINAL_PROMPT=0 set, so that nothing waits for a human; Env
+	// can override those too.
+	Env []string
+	// Combined sends standard output and standard error into one pipe and
+	// returns them in Output.Combined, interleaved in the true order in
+	// which the command wrote them; Output.Stdout and Output.Stderr are
+	// then empty.
+	Combined bool
+	// Shell is the shell program, a name looked up on PATH or a path. ""
+	// means bash if it is on PATH, else sh. The shell is run as
+	// `SHELL -c -- COMMAND`: not a login shell (bash -l would cost about
+	// 100 ms a call reading profiles) and not interactive, so no rc file is
+	// read (bash still honours $BASH_ENV).
+	Shell string
+}
+
+// Output is what a run produced. A run that started always yields one,
+// whatever became of the command.
+type Output struct {
+	// Stdout and Stderr are the command's standard output and standard
+	// error as UTF-8 (each invalid byte becomes U+FFFD), each within
+	// Limits.MaxOutputBytes bytes. When a stream was longer, its string is
+	// the head, one line "[... N bytes omitted ...]" and the tail, with
+	// both cuts between runes, and Truncated is set. Both are empty when
+	// Request.Combined was set.
+	Stdout, Stderr string
+	// Combined is standard output and standard error interleaved, under
+	// the same rules, when Request.Combined was set.
+	Combined string
+	// ExitCode is the leader's exit status, or -1 when a signal killed it.
+	ExitCode int
+	// Signal names the signal that killed the leader ("SIGKILL",
+	// "SIGTERM", "SIGSEGV", ...), or is "".
+	Signal string
+	// TimedOut is set when the timeout elapsed and the group was killed.
+	TimedOut bool
+	// Cancelled is set when the context was done (cancelled, or its own
+	// deadline passed) before the leader exited, and the group was killed.
+	Cancelled bool
+	// Truncated is set when some stream was cut to fit
+	// Limits.MaxOutputBytes.
+	Truncated bool
+	// Duration is the wall time from the start of the command to the
+	// return of the call, drain and kill included.
+	Duration time.Duration
+	// Timeout is the timeout that applied, after defaulting and clamping.
+	Timeout time.Duration
+	// Pid is the process id of the leader; on Unix it is also the id of
+	// the process group and of the session the command ran in.
+	Pid int
+}
+
+// Runner runs commands under one set of Limits. It holds no other state:
+// one Runner serves any number of concurrent runs, and every run owns its
+// processes, pipes and goroutines, all gone when the run returns (except a
+// process that escaped the group, see the package documentation).
+type Runner struct {
+	limits Limits
+}
+
+// NewRunner returns a Runner with l's zero fields replaced by the
+// defaults.
+func NewRunner(l Limits) *Runner {
+	return &Runner{limits: l.withDefaults()}
+}
+
+// Limits returns the limits in force, defaults filled in.
+func (r *Runner) Limits() Limits {
+	return r.limits
+}
+
+// Exec runs req.Command through the shell and returns its output.
+//
+// The error is non-nil only when nothing was started, and the Output is
+// then zero: no shell (errors.Is(err, ErrNoShell)), a Cwd that is missing
+// (fs.ErrNotExist) or not a directory (syscall.ENOTDIR), a ctx already done
+// (its error is wrapped), or a failure of the operating system to create
+// the pipes or the process. Everything that happens after the start, a
+// non-zero exit, a signal, a timeout, a cancellation, is reported in
+// Output with a nil error.
+func (r *Runner) Exec(ctx context.Context, req Request) (Output, error) {
+	shell, err := findShell(req.Shell)
+	if err != nil {
+		return Output{}, err
+	}
+	return r.run(ctx, spec{
+		path:     shell,
+		args:     []string{"-c", "--", req.Command},
+		cwd:      req.Cwd,
+		env:      req.Env,
+		timeout:  r.limits.timeout(req.Timeout),
+		combined: req.Combined,
+	})
+}
+
+// RunCapture runs program with args directly, with no shell in between,
+// so arguments from a model (a regular expression, a glob) reach the
+// program unexpanded. program is looked up on PATH unless it contains a
+// path separator; a relative path is taken from cwd. cwd and timeout are
+// as Request.Cwd and Request.Timeout. It has the same capture, timeout,
+// kill and cancel as Exec, with the streams kept apart.
+//
+// The error is non-nil only when nothing was started: program not found
+// (errors.Is(err, os/exec.ErrNotFound)) or not executable
+// (fs.ErrPermission), and the cases listed under Exec.
+func (r *Runner) RunCapture(ctx context.Context, program string, args []string, cwd string, timeout time.Duration) (Output, error) {
+	return r.run(ctx, spec{
+		path:    program,
+		args:    args,
+		cwd:     cwd,
+		timeout: r.limits.timeout(timeout),
+	})
+}
+
+// findShell returns the path of the shell to use: want if set, else bash,
+// else sh.
+func findShell(want string) (string, error) {
+	if want != "" {
+		p, err := osexec.LookPath(want)
+		if err != nil {
+			return "", fmt.Errorf("%w: %w", ErrNoShell, err)
+		}
+		return p, nil
+	}
+	for _, name := range []string{"bash", "sh"} {
+		if p, err := osexec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%w: neither bash nor sh is on PATH (%q)", ErrNoShell, os.Getenv("PATH"))
+}

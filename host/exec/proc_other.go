@@ -1,0 +1,20 @@
+//go:build !unix
+
+package exec
+
+import (
+	osexec "os/exec"
+	"syscall"
+)
+
+// setProcAttr does nothing: without Unix process groups only the leader
+// can be killed.
+func setProcAttr(*osexec.Cmd) {}
+
+// terminate kills the leader: there is no SIGTERM to send.
+func (l *leader) terminate() { _ = l.cmd.Process.Kill() }
+
+// kill kills the leader.
+func (l *leader) kill() { _ = l.cmd.Process.Kill() }
+
+func signalName(sig syscall.Signal) string { return sig.String() }

@@ -1,0 +1,33 @@
+//go:build !linux
+
+package exec
+
+import (
+	"os"
+	osexec "os/exec"
+)
+
+// leader follows the first process of a run.
+type leader struct {
+	cmd    *osexec.Cmd
+	exited chan struct{} // closed once the leader has exited and was reaped
+	state  *os.ProcessState
+}
+
+// watch starts waiting for cmd's process to exit. Outside Linux the wait
+// reaps it, so a group kill after the exit has a tiny window in which the
+// group id could have been reused (see the package documentation).
+func watch(cmd *osexec.Cmd) *leader {
+	l := &leader{cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		defer close(l.exited)
+		_ = cmd.Wait() // an *ExitError for a non-zero status; the state says it all
+		l.state = cmd.ProcessState
+	}()
+	return l
+}
+
+// reap returns the exited leader's status; call it after exited closed.
+func (l *leader) reap() *os.ProcessState { return l.state }
+
+func tunePipe(*os.File) {}

@@ -1,0 +1,229 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	osexec "os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// spec is one run, shell or not, after defaulting.
+type spec struct {
+	path     string   // program, looked up on PATH unless it has a separator
+	args     []string // arguments after argv[0]
+	cwd      string
+	env      []string // additions to the environment
+	timeout  time.Duration
+	combined bool
+}
+
+// quietEnv is set for every command so that nothing waits for a human:
+// pagers print straight through and git fails instead of prompting for a
+// password.
+var quietEnv = []string{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"}
+
+// readBufSize is the size of a reader's buffer: a Linux pipe holds 64 KiB
+// by default, so one read empties a full pipe.
+const readBufSize = 64 << 10
+
+var readBufs = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
+
+// stream is one pipe the command writes to and the goroutine reading it.
+type stream struct {
+	r   *os.File
+	mu  sync.Mutex // guards buf: a reader abandoned after DrainGrace may still write
+	buf *headTail
+}
+
+// read copies the pipe into buf until EOF, an error or the read deadline,
+// then calls done.
+func (s *stream) read(done func()) {
+	defer done()
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	b := *bp
+	for {
+		n, err := s.r.Read(b)
+		if n > 0 {
+			s.mu.Lock()
+			s.buf.Write(b[:n])
+			s.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *stream) render(limit int) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.render(limit)
+}
+
+// run starts s and supervises it to the end; see the package
+// documentation for the sequence of drain, signals and deadlines.
+func (r *Runner) run(ctx context.Context, s spec) (Output, error) {
+	if err := ctx.Err(); err != nil {
+		return Output{}, fmt.Errorf("exec: not started: %w", err)
+	}
+	if s.cwd != "" {
+		fi, err := os.Stat(s.cwd)
+		if err != nil {
+			return Output{}, fmt.Errorf("exec: working directory: %w", err)
+		}
+		if !fi.IsDir() {
+			return Output{}, fmt.Errorf("exec: working directory: %w",
+				&fs.PathError{Op: "chdir", Path: s.cwd, Err: syscall.ENOTDIR})
+		}
+	}
+	cmd := osexec.Command(s.path, s.args...)
+	if cmd.Err != nil {
+		return Output{}, fmt.Errorf("exec: %w", cmd.Err)
+	}
+	cmd.Dir = s.cwd
+	cmd.Env = append(append(os.Environ(), quietEnv...), s.env...)
+	setProcAttr(cmd)
+
+	lim := r.limits
+	var streams []*stream
+	var writers []*os.File
+	closeAll := func() {
+		for _, w := range writers {
+			w.Close()
+		}
+		for _, st := range streams {
+			st.r.Close()
+		}
+	}
+	npipes := 2
+	if s.combined {
+		npipes = 1
+	}
+	for range npipes {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return Output{}, fmt.Errorf("exec: %w", err)
+		}
+		tunePipe(pr)
+		streams = append(streams, &stream{r: pr, buf: newHeadTail(lim.MaxOutputBytes)})
+		writers = append(writers, pw)
+	}
+	cmd.Stdout = writers[0]
+	cmd.Stderr = writers[len(writers)-1]
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return Output{}, fmt.Errorf("exec: %w", err)
+	}
+	for _, w := range writers {
+		w.Close() // the child has its copies; EOF comes when it and its heirs close them
+	}
+	ldr := watch(cmd)
+
+	allRead := make(chan struct{})
+	var pending atomic.Int32
+	pending.Store(int32(len(streams)))
+	readerDone := func() {
+		if pending.Add(-1) == 0 {
+			close(allRead)
+		}
+	}
+	for _, st := range streams {
+		go st.read(readerDone)
+	}
+
+	out := Output{Timeout: s.timeout, Pid: cmd.Process.Pid}
+	timer := time.NewTimer(s.timeout)
+	select {
+	case <-ldr.exited:
+		// The leader is gone; what it wrote is in the pipes. Give a
+		// background job a moment to finish writing, then kill the
+		// group whether or not the pipes closed.
+		waitFor(allRead, lim.DrainGrace)
+	case <-timer.C:
+		out.TimedOut = true
+		terminate(ldr, allRead, lim.KillGrace)
+	case <-ctx.Done():
+		out.Cancelled = true
+		terminate(ldr, allRead, lim.KillGrace)
+	}
+	timer.Stop()
+	ldr.kill()
+	<-ldr.exited
+
+	// Every process of the group is dead or dying, and their ends of the
+	// pipes close as they go. A process that left the group may still
+	// hold them: read for DrainGrace more, then stop.
+	select {
+	case <-allRead:
+	default:
+		deadline := time.Now().Add(lim.DrainGrace)
+		for _, st := range streams {
+			st.r.SetReadDeadline(deadline)
+		}
+		// Where pipes have no deadlines, abandon the readers.
+		waitFor(allRead, 2*lim.DrainGrace)
+	}
+	state := ldr.reap()
+	for _, st := range streams {
+		st.r.Close()
+	}
+	out.Duration = time.Since(start)
+
+	if state != nil {
+		out.ExitCode = state.ExitCode()
+		if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			out.ExitCode = -1
+			out.Signal = signalName(ws.Signal())
+		}
+	}
+	var t1, t2 bool
+	if s.combined {
+		out.Combined, t1 = streams[0].render(lim.MaxOutputBytes)
+	} else {
+		out.Stdout, t1 = streams[0].render(lim.MaxOutputBytes)
+		out.Stderr, t2 = streams[1].render(lim.MaxOutputBytes)
+	}
+	out.Truncated = t1 || t2
+	return out, nil
+}
+
+// terminate asks the group to stop with SIGTERM and waits up to grace for
+// the leader to exit and the pipes to close.
+func terminate(ldr *leader, allRead <-chan struct{}, grace time.Duration) {
+	ldr.terminate()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-ldr.exited:
+	case <-t.C:
+		return
+	}
+	select {
+	case <-allRead:
+	case <-t.C:
+	}
+}
+
+// waitFor waits until c is closed or d has passed.
+func waitFor(c <-chan struct{}, d time.Duration) {
+	select {
+	case <-c:
+		return
+	default:
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c:
+	case <-t.C:
+	}
+}
