@@ -1,0 +1,203 @@
+// Package host is the side-effect seam of a coding agent: one Host value per
+// session, shared by every tool, through which every file read or written,
+// every command run and every directory walked goes, and from which nothing
+// can leave the directories the user allowed.
+//
+// The Host composes the lower packages and owns no algorithm: host/jail
+// (roots, policy, resolution), host/fs (file operations on descriptors),
+// host/walk (a git-exact walk), host/exec (commands with limits) and
+// invalidation (notices of what may have changed). It re-exports the types
+// it takes and returns, so a user imports host alone.
+//
+// Under the Jailed policy the guarantee is the jail's (see package
+// host/jail): file operations reach only files beneath a root, whatever
+// "..", absolute path or symbolic link the path holds, even one swapped in
+// while it is resolved. It does not confine what a shell command run by
+// Exec does; that needs an OS sandbox.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	hostexec "github.com/agenthost/agenthost/host/exec"
+	hostfs "github.com/agenthost/agenthost/host/fs"
+	"github.com/agenthost/agenthost/host/jail"
+	"github.com/agenthost/agenthost/invalidation"
+)
+
+var (
+	// ErrEscape is wrapped by every error for a path that leaves every root.
+	ErrEscape = jail.ErrEscape
+	// ErrInvalidRoot is wrapped by the error for a root that does not exist
+	// or is not a directory.
+	ErrInvalidRoot = jail.ErrInvalidRoot
+	// ErrInvalidPath is wrapped by the error for an empty path, a path with
+	// a NUL byte, or one longer than jail.MaxPathLen.
+	ErrInvalidPath = jail.ErrInvalidPath
+	// ErrNotRegular is wrapped by ReadFile's and WriteFile's error for a
+	// directory, FIFO, socket or device.
+	ErrNotRegular = hostfs.ErrNotRegular
+	// ErrTooLarge is wrapped by ReadFile's error for a file over the limit.
+	ErrTooLarge = hostfs.ErrTooLarge
+)
+
+// FileStat describes a file as an operation saw it.
+type FileStat = hostfs.FileStat
+
+// FileRead is what ReadFile returns.
+type FileRead = hostfs.FileRead
+
+// Host is one session's view of the machine. Its methods are safe for
+// concurrent use by many tools.
+type Host struct {
+	cfg    Config
+	jail   *jail.Jail
+	fs     *hostfs.FS
+	runner *hostexec.Runner
+	walk   walkFacadeState
+}
+
+// New builds a Host. The workspace root is required and, like each extra
+// root, must be an existing directory: otherwise the error wraps
+// ErrInvalidRoot. The Host holds a descriptor per root until Close.
+func New(cfg Config) (*Host, error) {
+	if cfg.WorkspaceRoot == "" {
+		return nil, fmt.Errorf("%w: Config.WorkspaceRoot is required", ErrInvalidRoot)
+	}
+	j, err := jail.New(cfg.WorkspaceRoot, cfg.ExtraRoots, cfg.PathPolicy, cfg.Home)
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{
+		cfg:    cfg,
+		jail:   j,
+		fs:     hostfs.New(j, cfg.MaxReadBytes),
+		runner: hostexec.NewRunner(cfg.Exec),
+	}
+	return h, nil
+}
+
+// Close releases the roots' descriptors. Operations after Close fail.
+func (h *Host) Close() error { return h.jail.Close() }
+
+// Jail returns the Host's jail, for packages built on top of the Host.
+func (h *Host) Jail() *jail.Jail { return h.jail }
+
+// WorkspaceRoot returns the canonical absolute workspace root.
+func (h *Host) WorkspaceRoot() string { return h.jail.WorkspaceRoot() }
+
+// Roots returns the canonical absolute roots, the workspace root first.
+func (h *Host) Roots() []string { return h.jail.Roots() }
+
+// AddRoot widens the jail with dir (the /add-dir of agents) and returns its
+// canonical path. It is idempotent; a missing path or a non-directory gives
+// an error wrapping ErrInvalidRoot and changes nothing.
+func (h *Host) AddRoot(dir string) (string, error) { return h.jail.AddRoot(dir) }
+
+// PathPolicy returns the policy the Host was built with.
+func (h *Host) PathPolicy() PathPolicy { return h.jail.Policy() }
+
+// Limits returns the exec limits in force, defaults filled in.
+func (h *Host) Limits() ExecLimits { return h.runner.Limits() }
+
+// ResolveInJail returns the canonical absolute path that path names: cwd
+// is the tool's working directory (absolute, or relative to the workspace
+// root; "" is the workspace root) and must lie inside the jail; path is
+// absolute, ~-prefixed or relative to cwd. Symbolic links are followed
+// inside the roots and the final component need not exist. A path that
+// leaves every root wraps ErrEscape. Under Unrestricted the path is only
+// made absolute. The result is for display and permission prompts: the
+// Host's operations never re-open it.
+func (h *Host) ResolveInJail(ctx context.Context, cwd, path string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return h.jail.Resolve(cwd, path)
+}
+
+// resolveDir resolves a tool's working directory to a canonical directory.
+func (h *Host) resolveDir(ctx context.Context, cwd string) (string, error) {
+	if cwd == "" {
+		return h.jail.WorkspaceRoot(), nil
+	}
+	p, err := h.ResolveInJail(ctx, "", cwd)
+	if err != nil {
+		return "", err
+	}
+	st, err := h.fs.Stat("", p)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir {
+		return "", fmt.Errorf("%s: not a directory", cwd)
+	}
+	return st.Path, nil
+}
+
+// ReadFile reads a regular file inside the jail. See ResolveInJail for cwd
+// and path. Errors wrap ErrEscape, fs.ErrNotExist, ErrNotRegular (a
+// directory, FIFO, socket or device: never blocks) or ErrTooLarge.
+func (h *Host) ReadFile(ctx context.Context, cwd, path string) (FileRead, error) {
+	if err := ctx.Err(); err != nil {
+		return FileRead{}, err
+	}
+	return h.fs.ReadFile(cwd, path)
+}
+
+// WriteFile atomically creates or replaces a file inside the jail and
+// returns its stat; a missing parent wraps fs.ErrNotExist. A symbolic link
+// inside the jail has its target replaced. The invocation in ctx (if any)
+// records a confirmed content and tree change of the canonical path.
+func (h *Host) WriteFile(ctx context.Context, cwd, path string, contents []byte) (FileStat, error) {
+	if err := ctx.Err(); err != nil {
+		return FileStat{}, err
+	}
+	st, err := h.fs.WriteFile(cwd, path, contents)
+	if err == nil {
+		invalidation.FromContext(ctx).Touch(invalidation.ScopeContent|invalidation.ScopeTree, st.Path)
+	}
+	return st, err
+}
+
+// CreateDir creates a directory inside the jail: with parents, missing
+// parents too; with existOK, an existing directory is not an error
+// (otherwise it wraps fs.ErrExist). The invocation in ctx records a
+// confirmed tree change of each directory created.
+func (h *Host) CreateDir(ctx context.Context, cwd, path string, parents, existOK bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	created, err := h.fs.CreateDir(cwd, path, parents, existOK)
+	if len(created) > 0 {
+		invalidation.FromContext(ctx).Touch(invalidation.ScopeTree, created...)
+	}
+	return err
+}
+
+// RemoveFile removes one file or symbolic link (the link, not its target)
+// inside the jail; a directory is an error. The invocation in ctx records a
+// confirmed content and tree change of the canonical path.
+func (h *Host) RemoveFile(ctx context.Context, cwd, path string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	canon, err := h.fs.RemoveFile(cwd, path)
+	if err == nil {
+		invalidation.FromContext(ctx).Touch(invalidation.ScopeContent|invalidation.ScopeTree, canon)
+	}
+	return err
+}
+
+// Stat returns the stat of what path names, following symbolic links
+// inside the jail. A missing file wraps fs.ErrNotExist.
+func (h *Host) Stat(ctx context.Context, cwd, path string) (FileStat, error) {
+	if err := ctx.Err(); err != nil {
+		return FileStat{}, err
+	}
+	return h.fs.Stat(cwd, path)
+}
+
+// IsEscape reports whether err says a path left every root.
+func IsEscape(err error) bool { return errors.Is(err, ErrEscape) }

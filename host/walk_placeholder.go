@@ -1,0 +1,4 @@
+package host
+
+// walkFacadeState is a placeholder until host/walk_facade.go lands.
+type walkFacadeState struct{}
