@@ -87,6 +87,19 @@ type Publisher struct {
 	widened, panics atomic.Uint64
 }
 
+// SubscribeOption adjusts one subscription.
+type SubscribeOption func(*subscriber)
+
+// WithQueueLen sets this subscriber's queue length, overriding
+// Publisher.QueueLen; n <= 0 leaves the Publisher's.
+func WithQueueLen(n int) SubscribeOption {
+	return func(s *subscriber) {
+		if n > 0 {
+			s.qlen = n
+		}
+	}
+}
+
 // Subscribe adds sink as a subscriber and starts its delivery goroutine. The
 // sink receives every notice published after Subscribe returns (an
 // invocation that began earlier but ends later included), until cancel is
@@ -95,7 +108,7 @@ type Publisher struct {
 // not interrupted. cancel may be called more than once.
 //
 // Subscribe returns ErrClosed after Close, and panics on a nil sink.
-func (p *Publisher) Subscribe(sink Sink) (cancel func(), err error) {
+func (p *Publisher) Subscribe(sink Sink, opts ...SubscribeOption) (cancel func(), err error) {
 	if sink == nil {
 		panic("invalidation: Subscribe with a nil Sink")
 	}
@@ -115,6 +128,9 @@ func (p *Publisher) Subscribe(sink Sink) (cancel func(), err error) {
 		done:   p.seq,
 		wake:   make(chan struct{}, 1),
 		exited: make(chan struct{}),
+	}
+	for _, o := range opts {
+		o(s)
 	}
 	p.subs = append(p.subs, s)
 	p.nsubs.Store(int32(len(p.subs)))
