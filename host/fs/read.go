@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	iofs "io/fs"
@@ -27,6 +28,10 @@ func (f *FS) ReadFile(cwd, path string) (FileRead, error) {
 // ReadBytes is ReadFile without the UTF-8 conversion: the raw bytes.
 func (f *FS) ReadBytes(cwd, path string) ([]byte, FileStat, error) {
 	file, canon, err := f.j.OpenFile(cwd, path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ENXIO) {
+		// A socket (or a device with no driver) cannot be opened at all.
+		return nil, FileStat{}, &iofs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%v)", ErrNotRegular, syscall.ENXIO)}
+	}
 	if err != nil {
 		return nil, FileStat{}, pathErr("read", path, err)
 	}
