@@ -38,7 +38,3 @@ func (l *leader) reap() *os.ProcessState {
 	_ = l.cmd.Wait() // an *ExitError for a non-zero status; the state says it all
 	return l.cmd.ProcessState
 }
-
-// tunePipe is a hook for sizing the read end of a pipe; the default 64 KiB
-// pipe measured fast enough (see bench_test.go), so it does nothing.
-func tunePipe(*os.File) {}

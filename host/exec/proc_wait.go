@@ -29,5 +29,3 @@ func watch(cmd *osexec.Cmd) *leader {
 
 // reap returns the exited leader's status; call it after exited closed.
 func (l *leader) reap() *os.ProcessState { return l.state }
-
-func tunePipe(*os.File) {}
