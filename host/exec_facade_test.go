@@ -1,0 +1,141 @@
+//go:build unix
+
+package host_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenthost/agenthost/host"
+)
+
+// execTree makes ws/ (the workspace, with sub/, a file f and a link lod
+// to ../out), ws2/ (a second root) and out/ (outside), and returns the
+// canonical temp dir.
+func execTree(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"ws/sub", "ws2", "out"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ws/f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../out", filepath.Join(dir, "ws/lod")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func execHost(t *testing.T, dir string, policy host.PathPolicy) *host.Host {
+	t.Helper()
+	h, err := host.New(host.Config{
+		WorkspaceRoot: filepath.Join(dir, "ws"),
+		ExtraRoots:    []string{filepath.Join(dir, "ws2")},
+		PathPolicy:    policy,
+		Exec:          host.ExecLimits{KillGrace: 200 * time.Millisecond},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+// TestExecCwd runs one table of working directories through both Exec
+// and RunCapture: each either starts in the expected directory or fails
+// without starting anything.
+func TestExecCwd(t *testing.T) {
+	cases := []struct {
+		name, cwd string // cwd: $T is the temp dir
+		want      string // the directory the command sees, relative to $T
+		err       error  // or the error; nil with want "" means any error
+	}{
+		{name: "empty is the workspace", cwd: "", want: "ws"},
+		{name: "relative", cwd: "sub", want: "ws/sub"},
+		{name: "absolute", cwd: "$T/ws/sub", want: "ws/sub"},
+		{name: "second root", cwd: "$T/ws2", want: "ws2"},
+		{name: "outside", cwd: "$T/out", err: host.ErrEscape},
+		{name: "dotdot", cwd: "..", err: host.ErrEscape},
+		{name: "root of the filesystem", cwd: "/", err: host.ErrEscape},
+		{name: "link to outside", cwd: "lod", err: host.ErrEscape},
+		{name: "missing", cwd: "nope", err: fs.ErrNotExist},
+		{name: "a file", cwd: "f"},
+	}
+	ops := []struct {
+		name string
+		run  func(h *host.Host, cwd string) (host.ExecOutput, error)
+	}{
+		{"Exec", func(h *host.Host, cwd string) (host.ExecOutput, error) {
+			return h.Exec(context.Background(), host.ExecRequest{Command: "pwd -P", Cwd: cwd})
+		}},
+		{"RunCapture", func(h *host.Host, cwd string) (host.ExecOutput, error) {
+			return h.RunCapture(context.Background(), "pwd", []string{"-P"}, cwd, 0)
+		}},
+	}
+	dir := execTree(t)
+	h := execHost(t, dir, host.Jailed)
+	for _, op := range ops {
+		for _, c := range cases {
+			t.Run(op.name+"/"+c.name, func(t *testing.T) {
+				out, err := op.run(h, strings.ReplaceAll(c.cwd, "$T", dir))
+				switch {
+				case c.want != "":
+					if err != nil || out.Stdout != filepath.Join(dir, c.want)+"\n" || out.ExitCode != 0 {
+						t.Fatalf("got %q, %v; want %s", out.Stdout, err, c.want)
+					}
+				case err == nil || c.err != nil && !errors.Is(err, c.err):
+					t.Fatalf("got %+v, %v; want error %v", out, err, c.err)
+				case out.Pid != 0:
+					t.Fatalf("an error, yet something started: %+v", out)
+				}
+			})
+		}
+	}
+}
+
+func TestExecUnrestrictedCwd(t *testing.T) {
+	dir := execTree(t)
+	h := execHost(t, dir, host.Unrestricted)
+	out, err := h.Exec(context.Background(), host.ExecRequest{Command: "pwd -P", Cwd: filepath.Join(dir, "out")})
+	if err != nil || out.Stdout != filepath.Join(dir, "out")+"\n" {
+		t.Fatalf("got %q, %v", out.Stdout, err)
+	}
+}
+
+func TestExecThroughHost(t *testing.T) {
+	dir := execTree(t)
+	h := execHost(t, dir, host.Jailed)
+	ctx := context.Background()
+	if l := h.Limits(); l.KillGrace != 200*time.Millisecond || l.DefaultTimeout != 2*time.Minute || l.MaxOutputBytes != 30000 {
+		t.Fatalf("limits: %+v", l)
+	}
+	out, err := h.Exec(ctx, host.ExecRequest{Command: "echo out; echo err >&2; exit 4", Timeout: time.Hour})
+	if err != nil || out.Stdout != "out\n" || out.Stderr != "err\n" || out.ExitCode != 4 || out.Timeout != 10*time.Minute {
+		t.Fatalf("got %+v, %v", out, err)
+	}
+	// A background job neither holds the call nor survives it.
+	t0 := time.Now()
+	out, err = h.Exec(ctx, host.ExecRequest{Command: "sleep 30 & echo hi"})
+	if err != nil || out.Stdout != "hi\n" || time.Since(t0) > 2*time.Second {
+		t.Fatalf("got %+v, %v after %v", out, err, time.Since(t0))
+	}
+	out, err = h.Exec(ctx, host.ExecRequest{Command: "sleep 30", Timeout: 100 * time.Millisecond})
+	if err != nil || !out.TimedOut {
+		t.Fatalf("timeout: %+v, %v", out, err)
+	}
+	if _, err := h.Exec(ctx, host.ExecRequest{Command: "true", Shell: "/no/such/shell"}); !errors.Is(err, host.ErrNoShell) {
+		t.Fatalf("missing shell: %v", err)
+	}
+}
