@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -38,9 +39,30 @@ type Invocation struct {
 	possible bool  // some change recorded was only possible
 	causes   uint8 // bit 1<<Cause for each cause recorded
 	paths    []string
+	pathBuf  [1]string // paths' first backing array: most tools touch one path
 	executed bool
 	outcome  Outcome
 	ended    bool
+}
+
+// invocationContext carries an Invocation and is the context Begin returns:
+// one allocation holds both.
+type invocationContext struct {
+	context.Context
+	inv Invocation
+}
+
+// Value returns the invocation for ctxKey and asks the parent otherwise.
+func (c *invocationContext) Value(key any) any {
+	if key == (ctxKey{}) {
+		return &c.inv
+	}
+	return c.Context.Value(key)
+}
+
+// String names the invocation, like the context package's own types do.
+func (c *invocationContext) String() string {
+	return "invalidation.Begin(" + strconv.Quote(c.inv.tool) + ")"
 }
 
 // Begin starts an invocation of the named tool and returns a context that
@@ -58,11 +80,13 @@ func (p *Publisher) Begin(ctx context.Context, tool string) (context.Context, *I
 	if p == nil {
 		return ctx, nil
 	}
-	inv := &Invocation{pub: p, id: lastID.Add(1), tool: tool, outcome: OutcomeReturned}
+	c := &invocationContext{Context: ctx}
+	inv := &c.inv
+	inv.pub, inv.id, inv.tool, inv.outcome = p, lastID.Add(1), tool, OutcomeReturned
 	if parent := FromContext(ctx); parent != nil {
 		inv.parent = parent.id
 	}
-	return context.WithValue(ctx, ctxKey{}, inv), inv
+	return c, inv
 }
 
 // Run runs fn inside a new invocation of the named tool: it begins the
@@ -224,6 +248,9 @@ func (inv *Invocation) add(all bool, paths []string) {
 	if all {
 		inv.all, inv.paths = true, nil
 		return
+	}
+	if inv.paths == nil {
+		inv.paths = inv.pathBuf[:0]
 	}
 	for _, p := range paths {
 		if !filepath.IsAbs(p) {

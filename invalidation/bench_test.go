@@ -1,0 +1,134 @@
+package invalidation_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/agenthost/agenthost/invalidation"
+)
+
+// The figures of issue 5:
+//
+//	go test -run '^$' -bench . -benchmem -count 6 ./invalidation/
+//
+// BenchmarkEnd/no-sink and /no-subscriber: ending an invocation with no sink
+// (goal: <= 50 ns, 0 allocs). BenchmarkNotice/one-subscriber: one notice
+// published and delivered to one subscriber, per op (goal: <= 1 us).
+// BenchmarkInvocation: a whole invocation with no subscriber, a healthy one
+// and a blocked one (goal: blocked / none <= 1.1).
+
+const benchPath = "/workspace/src/main.go"
+
+func BenchmarkEnd(b *testing.B) {
+	ctx := context.Background()
+	b.Run("no-sink", func(b *testing.B) {
+		// A nil Publisher: Begin, a recorded write and End, all no-ops.
+		var p *invalidation.Publisher
+		b.ReportAllocs()
+		for b.Loop() {
+			_, inv := p.Begin(ctx, "Write")
+			inv.Touch(invalidation.ScopeContent, benchPath)
+			inv.End()
+		}
+	})
+	b.Run("no-subscriber", func(b *testing.B) {
+		// A Publisher nobody subscribed to: End alone is timed (Begin
+		// allocates the invocation and is done with the timer stopped).
+		p := &invalidation.Publisher{}
+		invs := make([]*invalidation.Invocation, 1024)
+		b.ReportAllocs()
+		b.StopTimer()
+		for done := 0; done < b.N; {
+			batch := invs[:min(len(invs), b.N-done)]
+			for i := range batch {
+				_, batch[i] = p.Begin(ctx, "Write")
+				batch[i].Touch(invalidation.ScopeContent, benchPath)
+			}
+			b.StartTimer()
+			for _, inv := range batch {
+				inv.End()
+			}
+			b.StopTimer()
+			done += len(batch)
+		}
+	})
+}
+
+// countSink counts notices and the changes they merge.
+type countSink struct{ n atomic.Int64 }
+
+func (c *countSink) Notify(n invalidation.Notice) { c.n.Add(int64(n.Merged)) }
+
+func BenchmarkNotice(b *testing.B) {
+	ctx := context.Background()
+	b.Run("one-subscriber", func(b *testing.B) {
+		// Begin, a recorded write, End, and delivery to the subscriber: the
+		// Flush at the end makes the timed loop include every delivery.
+		p := &invalidation.Publisher{}
+		sink := &countSink{}
+		if _, err := p.Subscribe(sink); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			_, inv := p.Begin(ctx, "Write")
+			inv.Touch(invalidation.ScopeContent, benchPath)
+			inv.End()
+		}
+		if err := p.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if got := sink.n.Load(); got != int64(b.N) {
+			b.Fatalf("delivered %d of %d", got, b.N)
+		}
+		_ = p.Close(ctx)
+	})
+}
+
+// BenchmarkInvocation times one tool invocation from Begin to End as the tool
+// sees it: with no subscriber, with a healthy one, and with one blocked for
+// the whole run. "bare" records one write; "write-file" also writes a real
+// 1 KiB file first, as a Write tool would.
+func BenchmarkInvocation(b *testing.B) {
+	ctx := context.Background()
+	data := make([]byte, 1024)
+	for _, work := range []string{"bare", "write-file"} {
+		for _, subs := range []string{"none", "healthy", "blocked"} {
+			b.Run(work+"/"+subs, func(b *testing.B) {
+				path := filepath.Join(b.TempDir(), "f")
+				p := &invalidation.Publisher{}
+				release := make(chan struct{})
+				switch subs {
+				case "healthy":
+					if _, err := p.Subscribe(&countSink{}); err != nil {
+						b.Fatal(err)
+					}
+				case "blocked":
+					if _, err := p.Subscribe(invalidation.SinkFunc(func(invalidation.Notice) { <-release })); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					_, inv := p.Begin(ctx, "Write")
+					if work == "write-file" {
+						if err := os.WriteFile(path, data, 0o644); err != nil {
+							b.Fatal(err)
+						}
+					}
+					inv.Touch(invalidation.ScopeContent|invalidation.ScopeTree, path)
+					inv.End()
+				}
+				b.StopTimer()
+				close(release)
+				if err := p.Close(ctx); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+	}
+}
