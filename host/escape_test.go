@@ -31,10 +31,10 @@ import (
 // Entries are "dir/", "file" (contents are the file's own path) or
 // "link => target" ($T expands to the temp dir).
 type escapeCase struct {
-	name  string
-	fs    []string
-	cwd   string // relative to ws unless absolute after $T expansion
-	path  string
+	name string
+	fs   []string
+	cwd  string // relative to ws unless absolute after $T expansion
+	path string
 	// Exactly one of these:
 	target string // the file or directory the path names, relative to $T
 	escape bool   // the path leaves every root

@@ -20,6 +20,7 @@ type Dir struct {
 
 const (
 	eloop      = syscall.ELOOP
+	enotdir    = syscall.ENOTDIR
 	oDirectory = unix.O_DIRECTORY
 )
 

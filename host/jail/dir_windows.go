@@ -16,6 +16,7 @@ type Dir struct {
 
 const (
 	eloop      = syscall.ELOOP
+	enotdir    = syscall.ENOTDIR
 	oDirectory = 0
 )
 

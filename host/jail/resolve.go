@@ -72,10 +72,20 @@ func (j *Jail) Resolve(cwd, path string) (string, error) {
 		// must be followed the slow way.
 		if _, err := l.Dir.Readlink(l.Name); err == nil {
 			return errFinalLink
+		} else if !isNotLink(err) {
+			return err // a name too long, a permission denied, ...
+		}
+		if l.Slash {
+			if fi, err := l.Dir.Lstat(l.Name); err == nil && !fi.IsDir() {
+				return &os.PathError{Op: "resolve", Path: path, Err: enotdir}
+			}
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return "", err
+	}
+	return out, nil
 }
 
 // errFinalLink is returned by an operation passed to Do when the final
@@ -285,8 +295,9 @@ restart:
 			}
 			return nil, &EscapeError{Path: abs, Roots: rs.canonRoots()}
 		}
-		if last && !slash {
-			if follow {
+		if last {
+			// A trailing slash means a directory: links are followed.
+			if follow || slash {
 				target, err := cur.Readlink(c)
 				if err == nil {
 					if links++; links > MaxSymlinks {
