@@ -1,0 +1,186 @@
+//go:build linux
+
+package walk
+
+import (
+	"bytes"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// On Linux a walk holds a descriptor per directory it is reading and opens
+// each subdirectory relative to it with O_NOFOLLOW|O_DIRECTORY, so a
+// directory swapped for a symbolic link mid-walk is refused (ELOOP or
+// ENOTDIR) rather than followed out of the tree. Entries come from
+// getdents64 with their d_type, so no entry is stat'ed unless the file
+// system leaves the type unknown.
+
+// dirHandle is an open directory descriptor.
+type dirHandle int
+
+// minDirentSpace keeps room for at least a few maximal records per
+// getdents64 call (a record is at most 19+256 bytes, rounded up).
+const minDirentSpace = 4096
+
+// dirBufSize is the initial getdents64 buffer; 32 KiB reads a directory of
+// some 800 entries in one call (Go's os package uses 8 KiB).
+const dirBufSize = 32 << 10
+
+// dirBuf holds one directory's raw records and the entries parsed from
+// them; entry names point into arena.
+type dirBuf struct {
+	arena   []byte
+	entries []rawEntry
+}
+
+func newDirBuf() *dirBuf { return &dirBuf{arena: make([]byte, 0, dirBufSize)} }
+
+func retryEINTR[T any](f func() (T, error)) (T, error) {
+	for {
+		v, err := f()
+		if err != unix.EINTR {
+			return v, err
+		}
+	}
+}
+
+// openRoot opens the walk's starting directory (a final symbolic link is
+// followed: the caller named it).
+func openRoot(path string) (dirHandle, error) {
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return -1, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return dirHandle(fd), nil
+}
+
+// openSubdir opens directory name inside parent, refusing a symbolic link.
+func openSubdir(parent dirHandle, name, path string) (dirHandle, error) {
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Openat(int(parent), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return -1, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return dirHandle(fd), nil
+}
+
+func (d dirHandle) close() { unix.Close(int(d)) }
+
+// readEntries lists d, "." and ".." excluded. The names live in b until b
+// is reused.
+func readEntries(d dirHandle, path string, b *dirBuf) ([]rawEntry, error) {
+	arena := b.arena[:0]
+	var rerr error
+	for {
+		if cap(arena)-len(arena) < minDirentSpace {
+			grown := make([]byte, len(arena), 2*cap(arena)+minDirentSpace)
+			copy(grown, arena)
+			arena = grown
+		}
+		n, err := retryEINTR(func() (int, error) { return unix.Getdents(int(d), arena[len(arena):cap(arena)]) })
+		if err != nil {
+			rerr = &os.PathError{Op: "readdirent", Path: path, Err: err}
+			break
+		}
+		if n <= 0 {
+			break
+		}
+		arena = arena[:len(arena)+n]
+	}
+	b.arena = arena
+	ents := b.entries[:0]
+	for off := 0; off+19 <= len(arena); {
+		rec := arena[off:]
+		reclen := int(*(*uint16)(unsafe.Pointer(&rec[16])))
+		if reclen < 20 || reclen > len(rec) {
+			break
+		}
+		ino := *(*uint64)(unsafe.Pointer(&rec[0]))
+		typ := rec[18]
+		name := rec[19:reclen]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		off += reclen
+		if ino == 0 || len(name) == 0 || (name[0] == '.' && (len(name) == 1 || (len(name) == 2 && name[1] == '.'))) {
+			continue
+		}
+		var t entryType
+		switch typ {
+		case unix.DT_DIR:
+			t = typeDir
+		case unix.DT_REG:
+			t = typeFile
+		case unix.DT_LNK:
+			t = typeSymlink
+		case unix.DT_UNKNOWN:
+			t = typeUnknown
+		default:
+			t = typeOther
+		}
+		ents = append(ents, rawEntry{name: unsafe.String(&name[0], len(name)), typ: t})
+	}
+	b.entries = ents
+	return ents, rerr
+}
+
+// typeAt stats name inside d without following a symbolic link.
+func typeAt(d dirHandle, name string) entryType {
+	var st unix.Stat_t
+	if _, err := retryEINTR(func() (int, error) { return 0, unix.Fstatat(int(d), name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+		return typeOther
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return typeDir
+	case unix.S_IFREG:
+		return typeFile
+	case unix.S_IFLNK:
+		return typeSymlink
+	}
+	return typeOther
+}
+
+// readFileAt reads the regular file name inside d, refusing a symbolic
+// link (as git does for .gitignore since 2.32).
+func readFileAt(d dirHandle, name, path string) ([]byte, error) {
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Openat(int(d), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, unix.EINVAL
+	}
+	if st.Size > maxIgnoreFileSize {
+		return nil, unix.EFBIG
+	}
+	buf := make([]byte, 0, st.Size+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := retryEINTR(func() (int, error) { return unix.Read(fd, buf[len(buf):cap(buf)]) })
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+		if len(buf) > maxIgnoreFileSize {
+			return nil, unix.EFBIG
+		}
+	}
+}

@@ -1,0 +1,92 @@
+//go:build !linux
+
+package walk
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Outside Linux a walk reads directories by path with os.File.ReadDir and
+// checks each subdirectory with Lstat before opening it. That leaves a
+// window in which a directory swapped for a symbolic link could be
+// followed; Linux closes it with descriptor-relative opens.
+
+// dirHandle is the path of a directory that was checked to be one.
+type dirHandle string
+
+// dirBuf is unused state kept for symmetry with Linux.
+type dirBuf struct{ entries []rawEntry }
+
+func newDirBuf() *dirBuf { return &dirBuf{} }
+
+func openRoot(path string) (dirHandle, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", &os.PathError{Op: "open", Path: path, Err: errNotDir}
+	}
+	return dirHandle(path), nil
+}
+
+func openSubdir(parent dirHandle, name, path string) (dirHandle, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", &os.PathError{Op: "open", Path: path, Err: errNotDir}
+	}
+	return dirHandle(path), nil
+}
+
+func (d dirHandle) close() {}
+
+func readEntries(d dirHandle, path string, b *dirBuf) ([]rawEntry, error) {
+	f, err := os.Open(string(d))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	des, err := f.ReadDir(-1)
+	ents := b.entries[:0]
+	for _, de := range des {
+		t := typeOther
+		switch m := de.Type(); {
+		case m.IsDir():
+			t = typeDir
+		case m&fs.ModeSymlink != 0:
+			t = typeSymlink
+		case m.IsRegular():
+			t = typeFile
+		case m&fs.ModeType == 0:
+			t = typeUnknown
+		}
+		ents = append(ents, rawEntry{name: de.Name(), typ: t})
+	}
+	b.entries = ents
+	return ents, err
+}
+
+func typeAt(d dirHandle, name string) entryType {
+	fi, err := os.Lstat(filepath.Join(string(d), name))
+	if err != nil {
+		return typeOther
+	}
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		return typeDir
+	case m&fs.ModeSymlink != 0:
+		return typeSymlink
+	case m.IsRegular():
+		return typeFile
+	}
+	return typeOther
+}
+
+func readFileAt(d dirHandle, name, path string) ([]byte, error) {
+	return readFileNoFollow(filepath.Join(string(d), name), false)
+}

@@ -1,0 +1,45 @@
+// Package walk lists a directory tree the way git sees it and answers
+// whether one path is ignored, with git's own answer as the specification.
+//
+// # What it guarantees
+//
+// Inside a git repository, Walk yields exactly the files
+// "git ls-files -o --exclude-standard" would list for an untracked tree
+// (plus, as entries of their own, the directories it enters), and
+// IsIgnored answers as "git check-ignore --no-index" does. The rules are
+// gitignore(5): .gitignore files from the repository root down, each
+// relative to its own directory; $GIT_COMMON_DIR/info/exclude; and
+// core.excludesFile (default $XDG_CONFIG_HOME/git/ignore or
+// ~/.config/git/ignore), in that order of precedence, the last matching
+// line of a file winning; an ignored directory is never entered, so
+// nothing below it can be re-included and no .gitignore inside it is read;
+// core.ignorecase folds ASCII letters; matching is byte-wise.
+//
+// Outside every repository nothing is ignored. ".git" is never listed,
+// and Walk never follows a symbolic link: a link is listed as a file and a
+// link to a directory does not match a "dir/" pattern.
+//
+// # Where it parts from git, on purpose
+//
+// A directory holding a ".git" (a nested repository) is entered, and
+// inside it only that repository's own rules apply; git would stop and
+// list it as one untracked directory. See
+// docs/adr/0002-walk-nested-repositories-and-matcher.md. The walk's
+// starting directory is listed even when it is itself ignored, as ripgrep
+// lists a directory named on its command line.
+//
+// # What it does not promise
+//
+// The walk is not a snapshot: entries created or removed while it runs
+// may or may not appear. On Linux every subdirectory is opened relative to
+// its parent's descriptor with O_NOFOLLOW, so a directory swapped for a
+// symbolic link mid-walk is refused, not followed; elsewhere the check and
+// the open are separate steps and that race is open. Bind mounts and mount
+// points inside the tree are crossed. Paths are not confined to any root
+// here: the host facade resolves the walked path through the jail first.
+//
+// IsIgnored trusts what it last read for up to Cache.Recheck
+// (RecheckInterval, one millisecond, by default) before stat'ing the
+// ignore and config files again; an edit is seen by every call that starts
+// after that.
+package walk

@@ -1,0 +1,289 @@
+package walk
+
+import (
+	"bytes"
+	"strings"
+)
+
+// This file parses and matches one ignore file (a .gitignore, info/exclude
+// or the global excludes file). It never touches the filesystem: the
+// walker and IsIgnored hand it bytes and relative paths.
+
+// maxIgnoreFileSize is git's PATTERN_MAX_FILE_SIZE: a larger ignore file is
+// skipped entirely (git warns "ignoring excessively large pattern file").
+const maxIgnoreFileSize = 100 << 20
+
+// Rule flags, as gitignore(5) reads a line.
+const (
+	ruleNegative  uint8 = 1 << iota // "!pattern"
+	ruleMustBeDir                   // "pattern/": directories only
+	ruleNoDir                       // no '/' inside: matched against the basename
+	ruleEndsWith                    // "*literal": a suffix compare suffices
+)
+
+// rule is one pattern line, compiled.
+type rule struct {
+	pattern string // without '!', the trailing '/' and (for path rules) the leading '/'
+	prefix  int    // length of the literal prefix of pattern
+	flags   uint8
+	line    int    // 1-based line number in its file
+	text    string // the line as written (after trimming), for diagnostics
+}
+
+// ruleSet is one ignore file compiled for one directory. Rules are tried
+// last to first and the first that matches decides; the maps find the
+// candidates for literal names, extensions and literal paths without trying
+// every glob.
+type ruleSet struct {
+	source string // file the rules came from, for diagnostics
+	base   string // directory of the file relative to the repository root: "" or "dir/sub/"
+	fold   bool   // core.ignorecase: keys below are ASCII-lower-cased
+	rules  []rule
+
+	byName map[string][]int32 // literal basename patterns ("node_modules", "Makefile/")
+	byExt  map[string][]int32 // "*.ext"-style patterns, keyed by what follows the last '.'
+	byPath map[string][]int32 // literal path patterns ("/build", "docs/out")
+	globs  []int32            // everything else, in file order
+
+	hasDirOnly bool // some rule ends in '/': the answer may depend on the type
+	needsPath  bool // some rule is matched against the path, not just the basename
+}
+
+// parseRules compiles the contents of an ignore file whose directory is
+// base (relative to the repository root, "" or ending in '/'). It follows
+// git's reader: a UTF-8 BOM is skipped, lines end at LF with an optional CR
+// before it, blank lines and lines starting with '#' are skipped, a line is
+// cut at a NUL byte, and unescaped trailing spaces are trimmed.
+func parseRules(data []byte, source, base string, fold bool) *ruleSet {
+	rs := &ruleSet{source: source, base: base, fold: fold}
+	if len(data) > maxIgnoreFileSize {
+		return rs
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	for lineno := 1; len(data) > 0; lineno++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if i := bytes.IndexByte(line, 0); i >= 0 {
+			line = line[:i]
+		}
+		rs.add(string(trimTrailingSpaces(line)), lineno)
+	}
+	return rs
+}
+
+// trimTrailingSpaces drops trailing spaces unless a backslash quotes them.
+// A line ending in a lone backslash keeps its spaces (and never matches).
+func trimTrailingSpaces(b []byte) []byte {
+	lastSpace := -1
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case ' ':
+			if lastSpace < 0 {
+				lastSpace = i
+			}
+		case '\\':
+			i++
+			if i == len(b) {
+				return b
+			}
+			lastSpace = -1
+		default:
+			lastSpace = -1
+		}
+	}
+	if lastSpace >= 0 {
+		return b[:lastSpace]
+	}
+	return b
+}
+
+// add compiles one pattern line.
+func (rs *ruleSet) add(text string, lineno int) {
+	r := rule{line: lineno, text: text}
+	p := text
+	if strings.HasPrefix(p, "!") {
+		r.flags |= ruleNegative
+		p = p[1:]
+	}
+	n := len(p)
+	if n > 0 && p[n-1] == '/' {
+		n--
+		r.flags |= ruleMustBeDir
+	}
+	if strings.IndexByte(p[:n], '/') < 0 {
+		r.flags |= ruleNoDir
+	}
+	r.prefix = min(simpleLength(p), n)
+	if strings.HasPrefix(p, "*") && simpleLength(p[1:]) == len(p)-1 {
+		r.flags |= ruleEndsWith
+	}
+	r.pattern = p[:n]
+	if r.flags&ruleNoDir == 0 && strings.HasPrefix(r.pattern, "/") {
+		// Anchored: the leading slash only says "relative to this file".
+		r.pattern = r.pattern[1:]
+		r.prefix--
+	}
+
+	idx := int32(len(rs.rules))
+	rs.rules = append(rs.rules, r)
+	if r.flags&ruleMustBeDir != 0 {
+		rs.hasDirOnly = true
+	}
+	key := func(s string) string {
+		if rs.fold {
+			return lowerASCII(s)
+		}
+		return s
+	}
+	switch {
+	case r.flags&ruleNoDir != 0 && r.prefix == len(r.pattern):
+		if rs.byName == nil {
+			rs.byName = map[string][]int32{}
+		}
+		k := key(r.pattern)
+		rs.byName[k] = append(rs.byName[k], idx)
+	case r.flags&(ruleNoDir|ruleEndsWith) == ruleNoDir|ruleEndsWith && strings.Contains(r.pattern[1:], "."):
+		// A basename ending in ".tar.gz" has "gz" after its last dot, so the
+		// map can be keyed by what follows the pattern's last dot.
+		if rs.byExt == nil {
+			rs.byExt = map[string][]int32{}
+		}
+		k := key(r.pattern[strings.LastIndexByte(r.pattern, '.')+1:])
+		rs.byExt[k] = append(rs.byExt[k], idx)
+	case r.flags&ruleNoDir == 0 && r.prefix == len(r.pattern):
+		if rs.byPath == nil {
+			rs.byPath = map[string][]int32{}
+		}
+		k := key(r.pattern)
+		rs.byPath[k] = append(rs.byPath[k], idx)
+		rs.needsPath = true
+	default:
+		rs.globs = append(rs.globs, idx)
+		if r.flags&ruleNoDir == 0 {
+			rs.needsPath = true
+		}
+	}
+}
+
+// empty reports whether the set has no rules at all.
+func (rs *ruleSet) empty() bool { return rs == nil || len(rs.rules) == 0 }
+
+// match returns the index of the last rule that matches, or -1. path is
+// relative to rs.base (it may end in '/', as a path given to check-ignore
+// may), name is its last component, and isDir says whether rules ending in
+// '/' may apply.
+func (rs *ruleSet) match(path, name string, isDir bool) int {
+	best := -1
+	fold := rs.fold
+	pick := func(cands []int32, ok func(r *rule) bool) {
+		for i := len(cands) - 1; i >= 0; i-- {
+			c := int(cands[i])
+			if c <= best {
+				return
+			}
+			r := &rs.rules[c]
+			if r.flags&ruleMustBeDir != 0 && !isDir {
+				continue
+			}
+			if ok == nil || ok(r) {
+				best = c
+				return
+			}
+		}
+	}
+	if rs.byName != nil {
+		k := name
+		if fold {
+			k = lowerASCII(k)
+		}
+		pick(rs.byName[k], nil)
+	}
+	if rs.byExt != nil {
+		if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
+			k := name[dot+1:]
+			if fold {
+				k = lowerASCII(k)
+			}
+			if cands := rs.byExt[k]; cands != nil {
+				pick(cands, func(r *rule) bool { return matchBasename(r, name, fold) })
+			}
+		}
+	}
+	if rs.byPath != nil {
+		k := path
+		if fold {
+			k = lowerASCII(k)
+		}
+		pick(rs.byPath[k], nil)
+	}
+	for i := len(rs.globs) - 1; i >= 0; i-- {
+		c := int(rs.globs[i])
+		if c <= best {
+			break
+		}
+		r := &rs.rules[c]
+		if r.flags&ruleMustBeDir != 0 && !isDir {
+			continue
+		}
+		if r.flags&ruleNoDir != 0 {
+			if matchBasename(r, name, fold) {
+				best = c
+				break
+			}
+		} else if matchPathname(r, path, fold) {
+			best = c
+			break
+		}
+	}
+	return best
+}
+
+// matchBasename matches a pattern without a slash against the last path
+// component, as git does: a literal compare, a suffix compare for
+// "*literal", else a glob in which '*' may match anything.
+func matchBasename(r *rule, name string, fold bool) bool {
+	p := r.pattern
+	if r.prefix == len(p) {
+		return equalFold(p, name, fold)
+	}
+	if r.flags&ruleEndsWith != 0 {
+		suf := p[1:]
+		return len(suf) <= len(name) && equalFold(suf, name[len(name)-len(suf):], fold)
+	}
+	var flags uint8
+	if fold {
+		flags = wmCasefold
+	}
+	return wildmatch(p, name, flags)
+}
+
+// matchPathname matches a pattern with a slash against the path relative
+// to the ignore file's directory: the literal prefix is compared first and
+// only the rest goes to the glob engine, which then treats the rest as the
+// start of a pattern (so "foo**/bar" lets the "**" span directories, as in
+// git).
+func matchPathname(r *rule, path string, fold bool) bool {
+	p, name := r.pattern, path
+	if n := r.prefix; n > 0 {
+		if n > len(name) || !equalFold(p[:n], name[:n], fold) {
+			return false
+		}
+		p, name = p[n:], name[n:]
+		if p == "" && name == "" {
+			return true
+		}
+	}
+	flags := wmPathname
+	if fold {
+		flags |= wmCasefold
+	}
+	return wildmatch(p, name, flags)
+}

@@ -1,0 +1,297 @@
+package walk
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/gcfg"
+)
+
+// This file finds what a repository contributes besides its .gitignore
+// files: where its git directory is (".git" may be a file, as in a linked
+// worktree or a submodule), core.ignorecase and core.excludesFile from the
+// git configuration, info/exclude, and the global excludes file.
+
+// maxConfigIncludeDepth is git's MAX_INCLUDE_DEPTH: deeper include chains
+// are cut off (git dies; we stop following).
+const maxConfigIncludeDepth = 10
+
+// repoInfo is one repository's non-directory ignore sources.
+type repoInfo struct {
+	root      string // the working tree root (the directory holding .git)
+	gitDir    string
+	commonDir string
+	valid     bool     // a git directory with a HEAD was found
+	fold      bool     // core.ignorecase
+	exclude   *ruleSet // $GIT_COMMON_DIR/info/exclude, nil if none
+	global    *ruleSet // core.excludesFile or its XDG default, nil if none
+
+	checked int64
+	deps    []*cachedFile
+	gens    []uint64
+}
+
+// repoFor returns the up-to-date repository rooted at root (a directory
+// holding a ".git" entry). Callers hold c.mu.
+func (c *Cache) repoFor(root string, now int64) *repoInfo {
+	r := c.repos[root]
+	if r != nil {
+		if c.fresh(r.checked, now) {
+			return r
+		}
+		same := true
+		for i, f := range r.deps {
+			if f.load(c, now).gen != r.gens[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			r.checked = now
+			return r
+		}
+	}
+	r = c.loadRepo(root, now)
+	c.repos[root] = r
+	return r
+}
+
+// loadRepo reads a repository's git directory, configuration and exclude
+// files, recording every file consulted (present or not) as a dependency.
+func (c *Cache) loadRepo(root string, now int64) *repoInfo {
+	r := &repoInfo{root: root, checked: now}
+	depOf := func(path string, statOnly bool) *cachedFile {
+		f := c.file(path, true, statOnly).load(c, now)
+		r.deps = append(r.deps, f)
+		r.gens = append(r.gens, f.gen)
+		return f
+	}
+	dep := func(path string) *cachedFile { return depOf(path, false) }
+
+	dotgit := dep(filepath.Join(root, ".git"))
+	r.gitDir = filepath.Join(root, ".git")
+	if dotgit.key.exists && !dotgit.key.isDir {
+		// "gitdir: <path>", relative to the directory holding the file.
+		line := string(bytes.TrimRight(dotgit.data, "\r\n"))
+		if rest, ok := strings.CutPrefix(line, "gitdir:"); ok {
+			r.gitDir = absJoin(root, strings.TrimSpace(rest))
+		}
+	}
+	// Like git, accept only a git directory that has a HEAD: a stray empty
+	// ".git" does not make a repository.
+	r.valid = depOf(filepath.Join(r.gitDir, "HEAD"), true).key.exists
+	r.commonDir = r.gitDir
+	if cd := dep(filepath.Join(r.gitDir, "commondir")); len(cd.data) > 0 {
+		r.commonDir = absJoin(r.gitDir, strings.TrimRight(string(cd.data), "\r\n"))
+	}
+
+	cfg := c.readConfig(r, dep)
+	r.fold = cfg.ignoreCase
+	excludes := cfg.excludesFile
+	if !cfg.excludesSet {
+		if xdg := c.getenv("XDG_CONFIG_HOME"); xdg != "" {
+			excludes = filepath.Join(xdg, "git", "ignore")
+		} else if home := c.getenv("HOME"); home != "" {
+			excludes = filepath.Join(home, ".config", "git", "ignore")
+		}
+	}
+	if excludes != "" {
+		r.global = dep(absJoin(root, excludes)).rules("", r.fold)
+	}
+	r.exclude = dep(filepath.Join(r.commonDir, "info", "exclude")).rules("", r.fold)
+	return r
+}
+
+// absJoin makes p absolute against dir (p may already be absolute).
+func absJoin(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+// gitConfig is what the walker needs from git's configuration.
+type gitConfig struct {
+	ignoreCase   bool
+	excludesFile string
+	excludesSet  bool
+}
+
+// readConfig reads the configuration files git would, in git's order (the
+// last value wins): the system file (unless GIT_CONFIG_NOSYSTEM), the
+// global ones (GIT_CONFIG_GLOBAL, or $XDG_CONFIG_HOME/git/config then
+// ~/.gitconfig), the repository's config and, with
+// extensions.worktreeConfig, its config.worktree, then GIT_CONFIG_COUNT
+// pairs from the environment. include.path and includeIf "gitdir:" /
+// "gitdir/i:" are followed; other includeIf conditions are not.
+func (c *Cache) readConfig(r *repoInfo, dep func(string) *cachedFile) gitConfig {
+	var cfg gitConfig
+	worktreeConfig := false
+	set := func(section, key, value string, blank bool) {
+		switch {
+		case strings.EqualFold(section, "core") && strings.EqualFold(key, "ignorecase"):
+			if b, ok := parseGitBool(value, blank); ok {
+				cfg.ignoreCase = b
+			}
+		case strings.EqualFold(section, "core") && strings.EqualFold(key, "excludesfile"):
+			if blank {
+				return
+			}
+			cfg.excludesFile = c.expandConfigPath(value)
+			cfg.excludesSet = cfg.excludesFile != ""
+		case strings.EqualFold(section, "extensions") && strings.EqualFold(key, "worktreeconfig"):
+			if b, ok := parseGitBool(value, blank); ok {
+				worktreeConfig = b
+			}
+		}
+	}
+	var readFile func(path string, depth int)
+	readFile = func(path string, depth int) {
+		if depth > maxConfigIncludeDepth {
+			return
+		}
+		f := dep(path)
+		if len(f.data) == 0 {
+			return
+		}
+		dir := filepath.Dir(path)
+		parseConfig(f.data, func(section, sub, key, value string, blank bool) {
+			switch {
+			case strings.EqualFold(section, "include") && sub == "" && strings.EqualFold(key, "path") && !blank:
+				readFile(absJoin(dir, c.expandConfigPath(value)), depth+1)
+			case strings.EqualFold(section, "includeIf") && strings.EqualFold(key, "path") && !blank:
+				if c.gitdirCondition(sub, dir, r.gitDir) {
+					readFile(absJoin(dir, c.expandConfigPath(value)), depth+1)
+				}
+			case sub == "":
+				set(section, key, value, blank)
+			}
+		})
+	}
+
+	if !isTrue(c.getenv("GIT_CONFIG_NOSYSTEM")) {
+		sys := c.getenv("GIT_CONFIG_SYSTEM")
+		if sys == "" {
+			sys = "/etc/gitconfig"
+		}
+		readFile(sys, 0)
+	}
+	if g := c.getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		readFile(c.expandConfigPath(g), 0)
+	} else {
+		if xdg := c.getenv("XDG_CONFIG_HOME"); xdg != "" {
+			readFile(filepath.Join(xdg, "git", "config"), 0)
+		} else if home := c.getenv("HOME"); home != "" {
+			readFile(filepath.Join(home, ".config", "git", "config"), 0)
+		}
+		if home := c.getenv("HOME"); home != "" {
+			readFile(filepath.Join(home, ".gitconfig"), 0)
+		}
+	}
+	readFile(filepath.Join(r.commonDir, "config"), 0)
+	if worktreeConfig {
+		readFile(filepath.Join(r.gitDir, "config.worktree"), 0)
+	}
+	if n, err := strconv.Atoi(c.getenv("GIT_CONFIG_COUNT")); err == nil {
+		for i := 0; i < n; i++ {
+			k := c.getenv(fmt.Sprintf("GIT_CONFIG_KEY_%d", i))
+			v := c.getenv(fmt.Sprintf("GIT_CONFIG_VALUE_%d", i))
+			if dot, last := strings.IndexByte(k, '.'), strings.LastIndexByte(k, '.'); dot > 0 && dot == last {
+				set(k[:dot], k[dot+1:], v, false)
+			}
+		}
+	}
+	return cfg
+}
+
+// parseConfig feeds each variable of a git config file to fn, using
+// go-git's config reader. A malformed file yields the variables before the
+// error (git would refuse to run; we keep what we understood).
+func parseConfig(data []byte, fn func(section, sub, key, value string, blank bool)) {
+	defer func() { _ = recover() }() // gcfg panics on some malformed quoting
+	_ = gcfg.ReadWithCallback(bytes.NewReader(data), func(section, sub, key, value string, blank bool) error {
+		if key != "" {
+			fn(section, sub, key, value, blank)
+		}
+		return nil
+	})
+}
+
+// expandConfigPath expands a leading "~/" (or a lone "~") as git does for
+// path-valued variables.
+func (c *Cache) expandConfigPath(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home := c.getenv("HOME"); home != "" {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+// gitdirCondition evaluates an includeIf condition; only "gitdir:" and
+// "gitdir/i:" are understood (anything else is false). As in git, a
+// pattern not starting with '/', "~/" or "./" gets "**/" in front, one
+// ending in '/' gets "**" appended, and "./" is relative to the directory
+// of the file holding the condition.
+func (c *Cache) gitdirCondition(cond, configDir, gitDir string) bool {
+	var fold bool
+	var pat string
+	switch {
+	case strings.HasPrefix(cond, "gitdir:"):
+		pat = cond[len("gitdir:"):]
+	case strings.HasPrefix(cond, "gitdir/i:"):
+		pat, fold = cond[len("gitdir/i:"):], true
+	default:
+		return false
+	}
+	switch {
+	case strings.HasPrefix(pat, "~/"):
+		pat = c.expandConfigPath(pat)
+	case strings.HasPrefix(pat, "./"):
+		pat = filepath.Join(configDir, pat[2:])
+		if strings.HasSuffix(cond, "/") {
+			pat += "/"
+		}
+	case !filepath.IsAbs(pat):
+		pat = "**/" + pat
+	}
+	if strings.HasSuffix(pat, "/") {
+		pat += "**"
+	}
+	flags := wmPathname
+	if fold {
+		flags |= wmCasefold
+	}
+	if wildmatch(pat, gitDir, flags) {
+		return true
+	}
+	if real, err := filepath.EvalSymlinks(gitDir); err == nil && real != gitDir {
+		return wildmatch(pat, real, flags)
+	}
+	return false
+}
+
+// parseGitBool reads a git boolean; a variable with no "=" is true.
+func parseGitBool(v string, blank bool) (value, ok bool) {
+	if blank {
+		return true, true
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "yes", "on", "1":
+		return true, true
+	case "false", "no", "off", "0", "":
+		return false, true
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return n != 0, true
+	}
+	return false, false
+}
+
+func isTrue(v string) bool {
+	b, ok := parseGitBool(v, false)
+	return ok && b
+}

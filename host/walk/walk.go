@@ -1,0 +1,419 @@
+package walk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Options shape a Walk. The zero value walks the whole tree, applies the
+// ignore rules and skips dot-files.
+type Options struct {
+	// NoIgnore, when true, applies no ignore rules at all: no .gitignore,
+	// no info/exclude, no global excludes file. ".git" is still skipped.
+	NoIgnore bool
+	// Hidden, when true, includes names starting with '.' (".git" itself
+	// is always skipped).
+	Hidden bool
+	// MaxDepth limits how deep the walk goes: 0 is unlimited, 1 lists only
+	// the children of the starting directory.
+	MaxDepth int
+	// MaxEntries stops the walk after that many entries (0: unlimited).
+	// With a limit the walk runs on one goroutine, reading each directory
+	// in name order and taking all of a directory's entries before entering
+	// any of its subdirectories, so which entries are kept is deterministic.
+	MaxEntries int
+}
+
+// Entry is one file, symbolic link or directory found by a walk.
+type Entry struct {
+	// Path is the entry's path: the starting directory as given, a
+	// separator, and the names below it.
+	Path string
+	// Depth is 1 for the children of the starting directory, 2 for theirs,
+	// and so on; 0 only when the starting path is itself not a directory.
+	Depth int
+	// IsDir is true for a directory the walk entered (or, at MaxDepth,
+	// would have); false for a file or a symbolic link of any kind.
+	IsDir bool
+}
+
+// PartialError is what Walk returns when some directories could not be
+// read (no permission, removed mid-walk, replaced by a symbolic link): the
+// walk went on without them and every other entry was delivered. Errs
+// holds one *fs.PathError per such directory; errors.Is(err,
+// fs.ErrPermission) and the like see through it.
+type PartialError struct {
+	Errs []error
+}
+
+// Error lists the first few unreadable paths.
+func (e *PartialError) Error() string {
+	const show = 3
+	var b strings.Builder
+	fmt.Fprintf(&b, "walk: %d director", len(e.Errs))
+	if len(e.Errs) == 1 {
+		b.WriteString("y")
+	} else {
+		b.WriteString("ies")
+	}
+	b.WriteString(" could not be read: ")
+	for i, err := range e.Errs {
+		if i == show {
+			b.WriteString("; ...")
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the per-directory errors.
+func (e *PartialError) Unwrap() []error { return e.Errs }
+
+// errNotDir is the error for a subdirectory that is no longer one.
+var errNotDir = errors.New("not a directory")
+
+// walkParallelism is how many goroutines besides the caller's read
+// directories: twice the usable CPUs, because a goroutine blocked in a
+// directory read on a cold cache leaves its CPU to the others.
+func walkParallelism() int { return 2 * runtime.GOMAXPROCS(0) }
+
+// Walk lists the tree under root (an absolute path; Host.Walk passes the
+// canonical path the jail resolved) and calls fn once per entry, from
+// several goroutines at once and in no particular order unless
+// opts.MaxEntries is set. A directory's entry is delivered before anything
+// below it. Ignored entries, ".git", dot-files (unless opts.Hidden),
+// FIFOs, sockets and devices are skipped; ignored directories are not
+// entered.
+//
+// Walk returns nil when the whole tree was read; fn's first non-nil error
+// (the walk stops soon after, and other goroutines may deliver a few more
+// entries meanwhile); ctx.Err() if ctx ends first; a *PartialError when
+// only some directories could not be read; or an error when root itself
+// cannot be opened. When root is not a directory fn gets root itself, at
+// depth 0.
+func (c *Cache) Walk(ctx context.Context, root string, opts Options, fn func(Entry) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !filepath.IsAbs(root) {
+		return fmt.Errorf("walk: %q is not an absolute path", root)
+	}
+	root = filepath.Clean(root)
+	w := &walker{c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0}
+	stop := context.AfterFunc(ctx, func() { w.halt(ctx.Err()) })
+	defer stop()
+
+	if c.openHook != nil {
+		if err := c.openHook(root); err != nil {
+			return err
+		}
+	}
+	h, err := openRoot(root)
+	if err != nil {
+		if k := statKey(root, true); k.exists && !k.isDir {
+			if err := fn(Entry{Path: root}); err != nil {
+				return err
+			}
+			return nil
+		}
+		return err
+	}
+	pctx := noRepo
+	if !opts.NoIgnore {
+		if parent := filepath.Dir(root); parent != root {
+			c.mu.Lock()
+			pctx = c.dirStateFor(parent, c.now()).ctx
+			c.mu.Unlock()
+		}
+	}
+	if !w.seq {
+		w.g.SetLimit(walkParallelism())
+	}
+	w.dir(h, root, filepath.Base(root), 0, pctx)
+	_ = w.g.Wait()
+	if w.fatal != nil {
+		return w.fatal
+	}
+	if len(w.errs) > 0 {
+		return &PartialError{Errs: w.errs}
+	}
+	return nil
+}
+
+// walker is one Walk in progress.
+type walker struct {
+	c    *Cache
+	opts Options
+	fn   func(Entry) error
+	seq  bool // one goroutine, sorted directories (MaxEntries)
+	g    errgroup.Group
+
+	stopped atomic.Bool
+	count   atomic.Int64
+
+	mu    sync.Mutex
+	fatal error   // why the walk stopped early
+	errs  []error // directories that could not be read
+}
+
+// halt stops the walk for err (the first reason wins).
+func (w *walker) halt(err error) {
+	w.mu.Lock()
+	if w.fatal == nil {
+		w.fatal = err
+	}
+	w.mu.Unlock()
+	w.stopped.Store(true)
+}
+
+// report records a directory that could not be read.
+func (w *walker) report(err error) {
+	w.mu.Lock()
+	w.errs = append(w.errs, err)
+	w.mu.Unlock()
+}
+
+// pendingDir is a subdirectory to enter once its parent's entries are out.
+type pendingDir struct {
+	name string // its own string, not a view into the parent's buffer
+	path string
+}
+
+var dirBufPool = sync.Pool{New: func() any { return newDirBuf() }}
+
+// dir reads the open directory h (path abs, last component name, at
+// depth), whose parent's rules are pctx, delivers its entries and enters
+// its subdirectories. It closes h.
+func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
+	if w.stopped.Load() {
+		h.close()
+		return
+	}
+	buf := dirBufPool.Get().(*dirBuf)
+	ents, err := readEntries(h, abs, buf)
+	if err != nil {
+		w.report(err)
+	}
+
+	// The context for this directory's entries: a nested repository starts
+	// afresh; otherwise the parent's, plus this directory's .gitignore.
+	ctx := noRepo
+	if !w.opts.NoIgnore {
+		hasGit, hasIgnore := false, false
+		for i := range ents {
+			switch ents[i].name {
+			case ".git":
+				hasGit = true
+			case ".gitignore":
+				hasIgnore = true
+			}
+		}
+		ctx = pctx.child(name)
+		if hasGit {
+			w.c.mu.Lock()
+			if r := w.c.repoFor(abs, w.c.now()); r.valid {
+				ctx = repoRootCtx(r)
+			}
+			w.c.mu.Unlock()
+		}
+		if hasIgnore && ctx.repo != nil {
+			ipath := joinPath(abs, ".gitignore")
+			if data, err := readFileAt(h, ".gitignore", ipath); err == nil {
+				if rs := parseRules(data, ipath, ctx.rel, ctx.repo.fold); !rs.empty() {
+					ctx = ctx.withRules(rs)
+				}
+			}
+		}
+	}
+	if w.seq {
+		slices.SortFunc(ents, func(a, b rawEntry) int { return strings.Compare(a.name, b.name) })
+	}
+
+	fold := ctx.repo != nil && ctx.repo.fold
+	prefix := abs + string(os.PathSeparator)
+	if strings.HasSuffix(abs, string(os.PathSeparator)) {
+		prefix = abs
+	}
+	childDepth := depth + 1
+	descend := w.opts.MaxDepth <= 0 || childDepth < w.opts.MaxDepth
+	var subdirs []pendingDir
+	var scratch []byte
+	for i := range ents {
+		e := &ents[i]
+		n := e.name
+		if n == ".git" || (fold && strings.EqualFold(n, ".git")) {
+			continue
+		}
+		if n[0] == '.' && !w.opts.Hidden {
+			continue
+		}
+		t := e.typ
+		if t == typeUnknown {
+			t = typeAt(h, n)
+		}
+		if t == typeOther {
+			continue
+		}
+		isDir := t == typeDir
+		if ctx.repo != nil && ctx.ignored(n, isDir, &scratch) {
+			continue
+		}
+		if w.stopped.Load() {
+			break
+		}
+		if w.opts.MaxEntries > 0 && w.count.Add(1) > int64(w.opts.MaxEntries) {
+			w.stopped.Store(true)
+			break
+		}
+		p := prefix + n
+		if err := w.fn(Entry{Path: p, Depth: childDepth, IsDir: isDir}); err != nil {
+			w.halt(err)
+			break
+		}
+		if isDir && descend {
+			subdirs = append(subdirs, pendingDir{name: p[len(prefix):], path: p})
+		}
+	}
+	dirBufPool.Put(buf)
+
+	for _, sd := range subdirs {
+		if w.stopped.Load() {
+			break
+		}
+		if w.c.openHook != nil {
+			if err := w.c.openHook(sd.path); err != nil {
+				w.report(err)
+				continue
+			}
+		}
+		ch, err := openSubdir(h, sd.name, sd.path)
+		if err != nil {
+			w.report(err)
+			continue
+		}
+		if !w.seq && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, ctx); return nil }) {
+			continue
+		}
+		w.dir(ch, sd.path, sd.name, childDepth, ctx)
+	}
+	h.close()
+}
+
+// joinPath appends name to dir with one separator.
+func joinPath(dir, name string) string {
+	if strings.HasSuffix(dir, string(os.PathSeparator)) {
+		return dir + name
+	}
+	return dir + string(os.PathSeparator) + name
+}
+
+// entryType is what a directory listing says an entry is.
+type entryType uint8
+
+const (
+	typeUnknown entryType = iota // the file system did not say: stat it
+	typeFile
+	typeDir
+	typeSymlink
+	typeOther // FIFO, socket, device: never listed, as git lists none
+)
+
+// rawEntry is one name from a directory listing.
+type rawEntry struct {
+	name string
+	typ  entryType
+}
+
+// IsIgnored reports whether path (absolute; a trailing separator marks a
+// directory) is ignored, as "git check-ignore --no-index" would answer in
+// the repository that holds it, and consistently with a Walk from top:
+// the path is ignored when a rule matches it or when a directory between
+// top and the path is ignored. top is the directory a walk would start
+// from (for the Host, the root holding the path); it is never itself
+// ignored. With top "" (or a top that does not hold path) the directories
+// considered are those below the root of path's own repository.
+//
+// A path that does not exist is judged as a file unless it ends in a
+// separator. A path outside every git repository gives false. The only
+// errors are ctx's and a path that is not absolute; IsIgnored does not
+// panic on any input.
+func (c *Cache) IsIgnored(ctx context.Context, top, path string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if !filepath.IsAbs(path) {
+		return false, fmt.Errorf("walk: %q is not an absolute path", path)
+	}
+	sep := string(os.PathSeparator)
+	dirHint := strings.HasSuffix(path, sep) || strings.HasSuffix(path, "/")
+	path = filepath.Clean(path)
+	if top != "" {
+		top = filepath.Clean(top)
+		if !(path == top || strings.HasPrefix(path, top) && (strings.HasSuffix(top, sep) || path[len(top)] == os.PathSeparator)) {
+			top = ""
+		}
+	}
+	if path == top {
+		return false, nil
+	}
+	parent, name := filepath.Dir(path), filepath.Base(path)
+	if parent == path {
+		return false, nil // a file system root
+	}
+	if dirHint {
+		// As git does for "dir/": judge dir as a leading directory, then
+		// match "dir/" (with an empty last component) against the rules in
+		// force inside it.
+		parent, name = path, ""
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	ps := c.dirStateFor(parent, now)
+	x := ps.ctx
+	if x.repo == nil {
+		return false, nil
+	}
+	limit := len(top)
+	if top == "" {
+		limit = len(x.repo.root)
+	}
+	if ps.deepest > limit {
+		return true, nil
+	}
+	if dirHint {
+		if x.rel == "" {
+			return false, nil // the root of a repository is never ignored
+		}
+		rs, i := x.decide(x.rel, "", isDirPath(path))
+		return rs != nil && rs.rules[i].flags&ruleNegative == 0, nil
+	}
+	rel := x.rel + name
+	rf, i := x.decide(rel, name, false)
+	rd, j := x.decide(rel, name, true)
+	asFile := rf != nil && rf.rules[i].flags&ruleNegative == 0
+	asDir := rd != nil && rd.rules[j].flags&ruleNegative == 0
+	if asFile == asDir {
+		return asFile, nil
+	}
+	// Only a rule ending in '/' tells the two apart: look at the path.
+	if isDirPath(path) {
+		return asDir, nil
+	}
+	return asFile, nil
+}
