@@ -447,3 +447,13 @@ func TestConcurrentRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnSession checks what the survivor scan relies on: the leader is
+// the reported pid and leads its own session and process group.
+func TestOwnSession(t *testing.T) {
+	out, _ := execOK(t, testRunner(), context.Background(), Request{Command: `echo $$; cut -d' ' -f5,6 /proc/$$/stat`})
+	want := fmt.Sprintf("%d\n%d %d\n", out.Pid, out.Pid, out.Pid)
+	if out.Stdout != want {
+		t.Fatalf("got %q, want %q", out.Stdout, want)
+	}
+}
