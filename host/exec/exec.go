@@ -132,6 +132,18 @@ type Output struct {
 	Pid int
 }
 
+// ShellStatus returns the status a shell would report for the run in $?:
+// ExitCode, or 128 plus the signal's number when a signal killed the
+// leader (137 for SIGKILL, 143 for SIGTERM).
+func (o Output) ShellStatus() int {
+	if o.Signal != "" {
+		if n := signalNum(o.Signal); n > 0 {
+			return 128 + n
+		}
+	}
+	return o.ExitCode
+}
+
 // Runner runs commands under one set of Limits. It holds no other state:
 // one Runner serves any number of concurrent runs, and every run owns its
 // processes, pipes and goroutines, all gone when the run returns (except a

@@ -457,3 +457,20 @@ func TestOwnSession(t *testing.T) {
 		t.Fatalf("got %q, want %q", out.Stdout, want)
 	}
 }
+
+func TestShellStatus(t *testing.T) {
+	for _, c := range []struct {
+		o    Output
+		want int
+	}{
+		{Output{ExitCode: 0}, 0},
+		{Output{ExitCode: 3}, 3},
+		{Output{ExitCode: -1, Signal: "SIGKILL"}, 137},
+		{Output{ExitCode: -1, Signal: "SIGTERM"}, 143},
+		{Output{ExitCode: -1, Signal: "SIGBOGUS"}, -1},
+	} {
+		if got := c.o.ShellStatus(); got != c.want {
+			t.Errorf("%+v: got %d, want %d", c.o, got, c.want)
+		}
+	}
+}

@@ -35,3 +35,6 @@ func signalName(sig syscall.Signal) string {
 	}
 	return sig.String()
 }
+
+// signalNum returns the number of the signal named name, or 0.
+func signalNum(name string) int { return int(unix.SignalNum(name)) }
