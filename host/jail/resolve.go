@@ -118,8 +118,7 @@ func (j *Jail) Do(cwd, path string, follow bool, op func(*Location) error) error
 		return err
 	}
 	for try := 0; ; try++ {
-		err = op(l)
-		l.Close()
+		err = runOp(l, op)
 		if !follow || try >= MaxSymlinks || !errors.Is(err, eloop) {
 			return err
 		}
@@ -131,6 +130,12 @@ func (j *Jail) Do(cwd, path string, follow bool, op func(*Location) error) error
 			return err
 		}
 	}
+}
+
+// runOp calls op and closes l even if op panics.
+func runOp(l *Location, op func(*Location) error) error {
+	defer l.Close()
+	return op(l)
 }
 
 // OpenFile opens the file path names, following symbolic links within the
