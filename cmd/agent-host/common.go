@@ -109,4 +109,5 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
+
 type flagSet = flag.FlagSet
