@@ -386,15 +386,26 @@ func (c *Cache) IsIgnored(ctx context.Context, top, path string) (bool, error) {
 	now := c.now()
 	ps := c.dirStateFor(parent, now)
 	x := ps.ctx
-	if x.repo == nil {
+	// The repository that judges the path is the one holding its parent
+	// directory (for "dir/", dir is judged by its parent's repository).
+	judge := x.repo
+	if dirHint {
+		if pp := filepath.Dir(path); pp != path {
+			judge = c.dirStateFor(pp, now).ctx.repo
+		}
+	}
+	if judge == nil {
 		return false, nil
 	}
 	limit := len(top)
 	if top == "" {
-		limit = len(x.repo.root)
+		limit = len(judge.root)
 	}
 	if ps.deepest > limit {
 		return true, nil
+	}
+	if x.repo == nil {
+		return false, nil
 	}
 	if dirHint {
 		if x.rel == "" {
