@@ -2,8 +2,8 @@ package walk
 
 import (
 	"os"
-	"slices"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
