@@ -92,17 +92,22 @@ type Hook struct {
 
 // HookRun is what became of one hook.
 type HookRun struct {
+	// Event and Command are the hook's.
 	Event   Event
 	Command string
 	// Started is true when the hook's process was started (and so may have
 	// written).
-	Started  bool
+	Started bool
+	// ExitCode is the hook's exit status (-1 when a signal killed it; 0
+	// when it did not start).
 	ExitCode int
+	// TimedOut is set when the hook ran past its timeout and was killed.
 	TimedOut bool
 	// Stdout and Stderr are the hook's output, within the Host's output
 	// limit.
 	Stdout, Stderr string
-	Duration       time.Duration
+	// Duration is how long the hook ran, kill included.
+	Duration time.Duration
 	// Err is a non-blocking error: the hook could not start, exited with a
 	// code other than 0 and 2, timed out, was cancelled, or printed bad JSON.
 	Err error

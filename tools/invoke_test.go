@@ -581,8 +581,15 @@ func TestMatcher(t *testing.T) {
 	if _, err := iv.Invoke(context.Background(), writeTool{}, tools.Call{Input: input("a.txt", "x")}); err == nil {
 		t.Fatal("an unknown event was accepted")
 	}
+	iv = e.invoker(tools.Hook{Event: tools.PreToolUse, Command: "exit 0"})
+	if _, err := iv.Invoke(context.Background(), writeTool{}, tools.Call{Input: json.RawMessage(`{"file_path":`)}); err == nil {
+		t.Fatal("input that is not JSON was accepted")
+	}
 	if _, err := os.Stat(e.path("a.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("a tool ran with a bad hook configuration")
+	}
+	if ns := e.notices(); len(ns) != 0 {
+		t.Fatalf("a call refused for its configuration published %+v", ns)
 	}
 }
 

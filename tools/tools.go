@@ -101,8 +101,9 @@ type Result struct {
 	// SystemMessages holds every hook's systemMessage, in order.
 	SystemMessages []string
 	// Stop is true when a hook said "continue": false: the agent should stop
-	// after this call. StopReason is its stopReason.
-	Stop       bool
+	// after this call.
+	Stop bool
+	// StopReason is the first such hook's stopReason.
 	StopReason string
 	// Hooks is every hook run, in order, with what became of it.
 	Hooks []HookRun
@@ -117,9 +118,9 @@ var ErrRefused = errors.New("tools: tool refused")
 // RefusedError is Invoke's error for a refused tool; errors.Is(err,
 // ErrRefused) holds.
 type RefusedError struct {
-	Tool   string
-	Reason string
-	By     string // the refusing hook's command, "" for Permit
+	Tool   string // the tool's name
+	Reason string // as Result.Reason
+	By     string // the refusing hook's command, "" for Permit or Ask
 }
 
 // Error returns "tools: TOOL refused: REASON".
@@ -173,8 +174,9 @@ type Invoker struct {
 //   - a *RefusedError (errors.Is(err, ErrRefused)) when Permit or a hook
 //     refused the tool; Result.Executed is false;
 //   - another error, before anything ran, for a cwd that does not resolve
-//     to a directory in the jail, a hook matcher that is not a valid regular
-//     expression, or a nil Host.
+//     to a directory in the jail, an input that is not valid JSON, a hook
+//     matcher that is not a valid regular expression, an unknown hook
+//     event, or a nil Host.
 //
 // A tool that panics is not recovered: the notice is published, then the
 // panic goes on. A hook that cannot be started, fails (exit code other than
@@ -186,6 +188,9 @@ func (iv *Invoker) Invoke(ctx context.Context, tool Tool, call Call) (res Result
 	}
 	if err := iv.compile(); err != nil {
 		return res, err
+	}
+	if len(call.Input) > 0 && !json.Valid(call.Input) {
+		return res, errors.New("tools: Call.Input is not valid JSON")
 	}
 	cwd, err := iv.Host.ResolveInJail(ctx, call.Cwd, ".")
 	if err != nil {
