@@ -1,0 +1,143 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agenthost/agenthost/host/jail"
+	"github.com/agenthost/agenthost/host/walk"
+)
+
+// WalkOptions shape a Walk; the zero value walks everything, applies the
+// ignore rules and skips dot-files. See walk.Options.
+type WalkOptions = walk.Options
+
+// WalkEntry is one file, symbolic link or directory a Walk found; Path is
+// absolute and Depth is 1 for the children of the walked directory.
+type WalkEntry = walk.Entry
+
+// walkFacadeState is the Host's share of package walk: the cache of
+// compiled ignore rules, repositories and directory contexts that makes
+// IsPathIgnored cheap after the first call. Its zero value is ready.
+type walkFacadeState struct {
+	cache walk.Cache
+}
+
+// walkState returns the Host's walk cache.
+func (h *Host) walkState() *walk.Cache { return &h.walk.cache }
+
+// Walk lists the tree under path (resolved like ResolveInJail, symbolic
+// links on the way followed inside the roots) the way git sees it: entries
+// ignored by .gitignore files, info/exclude or the global excludes file are
+// left out and ignored directories are not entered, ".git" is never
+// listed, dot-files only with opts.Hidden, and no symbolic link below path
+// is followed (a link is listed as a file). A nested repository is entered
+// with its own rules only. The entries come back sorted by Path.
+//
+// Errors: those of ResolveInJail (ErrEscape, fs.ErrNotExist, ...); ctx's;
+// and a *walk.PartialError, returned together with every entry that could
+// be read, when some directories could not be (errors.Is sees the
+// per-directory causes, such as fs.ErrPermission). When path is a file,
+// the result is that one file at Depth 0.
+func (h *Host) Walk(ctx context.Context, cwd, path string, opts WalkOptions) ([]WalkEntry, error) {
+	dir, err := h.ResolveInJail(ctx, cwd, path)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	var out []WalkEntry
+	werr := h.walkState().Walk(ctx, dir, opts, func(e walk.Entry) error {
+		mu.Lock()
+		out = append(out, e)
+		mu.Unlock()
+		return nil
+	})
+	slices.SortFunc(out, func(a, b WalkEntry) int { return strings.Compare(a.Path, b.Path) })
+	var partial *walk.PartialError
+	if werr != nil && !errors.As(werr, &partial) {
+		return nil, werr
+	}
+	return out, werr
+}
+
+// IsPathIgnored reports whether git would ignore path, consistently with
+// what Walk from the root that holds it leaves out: nested .gitignore
+// files, info/exclude and the global excludes file are consulted, and a
+// path below an ignored directory is ignored. The path is resolved like
+// ResolveInJail except that a final symbolic link is judged as itself (as
+// git does); it need not exist, and a path that does not exist is judged
+// as a file unless written with a trailing slash. An edit to an ignore file
+// is seen by calls starting a millisecond (walk.RecheckInterval) later.
+//
+// A path inside the jail but in no git repository gives false and no
+// error. Errors: those of resolution (ErrEscape for a path outside every
+// root, ErrInvalidPath) and ctx's.
+func (h *Host) IsPathIgnored(ctx context.Context, cwd, path string) (bool, error) {
+	abs, err := h.resolveNoFollow(ctx, cwd, path)
+	if err != nil {
+		return false, err
+	}
+	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(os.PathSeparator)) {
+		abs += string(os.PathSeparator)
+	}
+	top := ""
+	for _, r := range h.Roots() {
+		if abs == r || strings.HasPrefix(abs, r) && (strings.HasSuffix(r, string(os.PathSeparator)) || abs[len(r)] == os.PathSeparator) {
+			if len(r) > len(top) {
+				top = r
+			}
+		}
+	}
+	return h.walkState().IsIgnored(ctx, top, abs)
+}
+
+// resolveNoFollow resolves path like ResolveInJail but leaves a final
+// symbolic link unfollowed. Missing directories on the way are allowed (git
+// judges paths that do not exist): the longest existing prefix is resolved
+// and the rest, which cannot hold a link, is appended.
+func (h *Host) resolveNoFollow(ctx context.Context, cwd, path string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if h.PathPolicy() == Unrestricted {
+		return h.jail.Abs(cwd, path)
+	}
+	resolve := func(p string) (string, error) {
+		var out string
+		err := h.jail.Do(cwd, p, false, func(l *jail.Location) error {
+			out = l.Path
+			return nil
+		})
+		return out, err
+	}
+	out, err := resolve(path)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return out, err
+	}
+	// Climb to a directory that exists; refuse ".." in the missing part,
+	// whose meaning would depend on directories that are not there.
+	p := filepath.Clean(path)
+	var rest []string
+	for errors.Is(err, fs.ErrNotExist) {
+		dir, base := filepath.Dir(p), filepath.Base(p)
+		if dir == p || base == ".." {
+			return "", err
+		}
+		rest = append(rest, base)
+		p = dir
+		out, err = resolve(p)
+	}
+	if err != nil {
+		return "", err
+	}
+	for i := len(rest) - 1; i >= 0; i-- {
+		out = filepath.Join(out, rest[i])
+	}
+	return out, nil
+}
