@@ -66,6 +66,20 @@ func (h *Host) Walk(ctx context.Context, cwd, path string, opts WalkOptions) ([]
 	return out, werr
 }
 
+// WalkFunc is Walk without the collecting and sorting: it resolves path
+// like Walk and calls fn for each entry as it is found, from several
+// goroutines at once (in no particular order unless opts.MaxEntries is
+// set), stopping at fn's first error, which it returns. Every entry's Path
+// starts with what ResolveInJail(ctx, cwd, path) returns. Errors are
+// Walk's.
+func (h *Host) WalkFunc(ctx context.Context, cwd, path string, opts WalkOptions, fn func(WalkEntry) error) error {
+	dir, err := h.ResolveInJail(ctx, cwd, path)
+	if err != nil {
+		return err
+	}
+	return h.walkState().Walk(ctx, dir, opts, fn)
+}
+
 // IsPathIgnored reports whether git would ignore path, consistently with
 // what Walk from the root that holds it leaves out: nested .gitignore
 // files, info/exclude and the global excludes file are consulted, and a
