@@ -1,0 +1,166 @@
+package senduserfile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agenthost/agenthost/host"
+)
+
+// HookConfig is what Hook needs besides its input. The zero value reads the
+// process's environment and uses the script's limits.
+type HookConfig struct {
+	// Options are the limits of the call; Home defaults to $HOME.
+	Options Options
+	// Getenv reads HOME and HARNESS_HOME (for the decision log and its
+	// config); nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// hookPoint names this hook in its message and its decision log.
+const hookPoint = "stage-user-files"
+
+// Hook is the Claude Code PreToolUse hook: it reads the hook's JSON (in),
+// stages the files of a SendUserFile call, and returns what the hook prints
+// on standard output, nil when it prints nothing. It acts only on tool_name
+// "SendUserFile" with an object tool_input whose files is a list and a cwd
+// that is an absolute path to an existing directory; anything else, bad
+// JSON or empty input returns nil.
+//
+// When a file was staged or kept, the output is one line of JSON:
+// {"systemMessage": "stage-user-files: ...", "hookSpecificOutput":
+// {"hookEventName": "PreToolUse", "updatedInput": ...}}, the second member
+// only when something was staged. updatedInput is tool_input with the
+// entries of staged files replaced by their copies and every other byte as
+// it was. The hook never decides a permission: it has no
+// permissionDecision. Then one row is appended to the decision log (see
+// LogDecision); a failure to log changes nothing.
+func Hook(ctx context.Context, in []byte, cfg HookConfig) []byte {
+	call, ok := parseHookInput(in)
+	if !ok {
+		return nil
+	}
+	if cfg.Options.Home == "" {
+		cfg.Options.Home = lookupEnv(cfg.Getenv, "HOME")
+	}
+	var res Result
+	h, err := host.New(host.Config{WorkspaceRoot: call.cwd, Home: cfg.Options.Home})
+	if err != nil {
+		res = stage(ctx, nil, err, call.cwd, call.paths, cfg.Options)
+	} else {
+		res = stage(ctx, h, nil, call.cwd, call.paths, cfg.Options)
+		h.Close()
+	}
+	if res.Staged == 0 && res.Kept == 0 {
+		return nil
+	}
+	var top pyObject
+	top.str("systemMessage", Message(res))
+	if res.Staged > 0 {
+		repl := make(map[int]string, res.Staged)
+		for i, f := range res.Files {
+			if f.Status == Staged || f.Status == Reused {
+				repl[i] = f.Path
+			}
+		}
+		var hso pyObject
+		hso.str("hookEventName", "PreToolUse")
+		hso.field("updatedInput", rewrite(call.input, "files", call.elems, repl))
+		top.field("hookSpecificOutput", hso.bytes())
+	}
+	LogDecision(Decision{SessionID: call.sessionID, Result: res, Entries: len(call.elems)}, cfg.Getenv)
+	return append(top.bytes(), '\n')
+}
+
+// hookCall is the part of the hook's input Hook acts on.
+type hookCall struct {
+	cwd       string
+	sessionID *string
+	input     []member // tool_input's members
+	elems     [][]byte // tool_input.files, raw
+	paths     []string // the string elements decoded, "" for the others
+}
+
+// parseHookInput reads the hook's JSON; ok is false when the hook has
+// nothing to do.
+func parseHookInput(in []byte) (c hookCall, ok bool) {
+	if !json.Valid(in) {
+		return c, false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(in, &top) != nil {
+		return c, false
+	}
+	var name string
+	if json.Unmarshal(top["tool_name"], &name) != nil || name != ToolName {
+		return c, false
+	}
+	if json.Unmarshal(top["cwd"], &c.cwd) != nil || !filepath.IsAbs(c.cwd) || strings.IndexByte(c.cwd, 0) >= 0 {
+		return c, false
+	}
+	if fi, err := os.Stat(c.cwd); err != nil || !fi.IsDir() {
+		return c, false
+	}
+	var sid string
+	if json.Unmarshal(top["session_id"], &sid) == nil {
+		c.sessionID = &sid
+	}
+	if c.input, ok = objectMembers(top["tool_input"]); !ok {
+		return c, false
+	}
+	var files []byte
+	for _, m := range c.input {
+		if m.key == "files" {
+			files = m.val
+		}
+	}
+	if files == nil {
+		return c, false
+	}
+	if c.elems, ok = arrayElements(files); !ok || len(c.elems) == 0 {
+		return c, false
+	}
+	c.paths = make([]string, len(c.elems))
+	for i, e := range c.elems {
+		if e[0] == '"' {
+			json.Unmarshal(e, &c.paths[i])
+		}
+	}
+	return c, true
+}
+
+// Message is the systemMessage of a call that staged or kept something:
+// "stage-user-files: " and the notes joined by "; ", then ".".
+func Message(res Result) string {
+	var notes []string
+	if res.Staged > 0 {
+		notes = append(notes, fmt.Sprintf("copied %d file(s) from outside the session's working directory into .agent-harness/outbox/, so Remote Control can open them", res.Staged))
+	}
+	if res.Kept > 0 {
+		var kept []string
+		for _, f := range res.Files {
+			if f.Status == Kept {
+				kept = append(kept, f.Given)
+			}
+		}
+		notes = append(notes, "could not copy "+strings.Join(kept, ", ")+" into the working directory, so Remote Control may not open it")
+	}
+	return hookPoint + ": " + strings.Join(notes, "; ") + "."
+}
+
+// lookupEnv reads k with f, or with os.Getenv when f is nil.
+func lookupEnv(f func(string) string, k string) string {
+	if f == nil {
+		return os.Getenv(k)
+	}
+	return f(k)
+}
+
+// errNoHost is the error of every would-be-staged file when no Host could
+// be made for cwd.
+var errNoHost = errors.New("senduserfile: no host for the working directory")

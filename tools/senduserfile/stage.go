@@ -1,0 +1,644 @@
+package senduserfile
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/host/jail"
+)
+
+const (
+	// ToolName is the tool's name as hooks and matchers see it.
+	ToolName = "SendUserFile"
+	// OutboxDir is where copies go, relative to the working directory.
+	OutboxDir = ".agent-harness/outbox"
+	// DefaultMaxBytes is the budget of source bytes one call may stage (a
+	// reused copy counts too): the script's 64 MiB, enough for any report
+	// or screenshot, small enough that a hook never copies a disk image.
+	DefaultMaxBytes int64 = 64 << 20
+	// DefaultDeadline bounds one call: it is checked before each file, and a
+	// file reached after it is kept. Four seconds is the script's figure,
+	// well inside Claude Code's hook timeout.
+	DefaultDeadline = 4 * time.Second
+	// PruneAfter is how long a digest folder may stay untouched before a
+	// call that stages something removes it: two weeks, the script's figure.
+	PruneAfter = 14 * 24 * time.Hour
+
+	// digestLen is the number of hex digits that name a digest folder.
+	digestLen = 16
+	// copyTries is how many times a source that changes while it is copied
+	// is copied before it is kept.
+	copyTries = 3
+	// maxPruneDepth bounds the removal of a digest folder; copies are files
+	// directly in it, so anything deeper was not made by us.
+	maxPruneDepth = 16
+)
+
+var (
+	// ErrSymlink is wrapped by the error of a file kept because a symbolic
+	// link (or something else that is not a plain directory or file) stands
+	// in the outbox path: .agent-harness, outbox, .gitignore, the digest
+	// folder or the target.
+	ErrSymlink = errors.New("senduserfile: symbolic link in the outbox path")
+	// ErrBudget is wrapped by the error of a file kept because it is larger
+	// than what is left of the call's byte budget.
+	ErrBudget = errors.New("senduserfile: over the byte budget of the call")
+	// ErrDeadline is wrapped by the error of a file kept because the call's
+	// deadline had passed (or its context was done) when it was reached.
+	ErrDeadline = errors.New("senduserfile: deadline of the call passed")
+	// ErrChanged is wrapped by the error of a file kept because it kept
+	// changing while it was copied.
+	ErrChanged = errors.New("senduserfile: source changed while it was copied")
+)
+
+// Options tune a call. The zero value is the script's behaviour.
+type Options struct {
+	// MaxBytes is the byte budget of a call; 0 means DefaultMaxBytes and a
+	// negative value allows nothing.
+	MaxBytes int64
+	// Deadline bounds a call, from its start; 0 means DefaultDeadline and a
+	// negative value has always passed.
+	Deadline time.Duration
+	// Home is what "~" expands to; "" means $HOME (then os.UserHomeDir).
+	Home string
+}
+
+func (o Options) maxBytes() int64 {
+	switch {
+	case o.MaxBytes == 0:
+		return DefaultMaxBytes
+	case o.MaxBytes < 0:
+		return 0
+	}
+	return o.MaxBytes
+}
+
+func (o Options) deadline() time.Duration {
+	if o.Deadline == 0 {
+		return DefaultDeadline
+	}
+	return o.Deadline
+}
+
+// Status is what became of one entry of files.
+type Status int
+
+const (
+	// Untouched: left alone (not a string, blank, inside the working
+	// directory, missing, a directory or not a regular file).
+	Untouched Status = iota
+	// Staged: copied into the outbox now.
+	Staged
+	// Reused: a copy made earlier was still there and is used again.
+	Reused
+	// Kept: it should have been staged but could not be; see File.Err.
+	Kept
+)
+
+// String returns "untouched", "staged", "reused" or "kept".
+func (s Status) String() string {
+	switch s {
+	case Untouched:
+		return "untouched"
+	case Staged:
+		return "staged"
+	case Reused:
+		return "reused"
+	case Kept:
+		return "kept"
+	}
+	return "Status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// File is the fate of one entry of files.
+type File struct {
+	// Given is the entry as given ("" for an entry that is not a string).
+	Given string
+	// Status is what became of it.
+	Status Status
+	// Source is the real path of the file (set from Staged, Reused and,
+	// when it got that far, Kept).
+	Source string
+	// Path replaces the entry when it is Staged or Reused: the copy, as
+	// <cwd>/.agent-harness/outbox/<digest>/<name> with cwd as given.
+	Path string
+	// Bytes is how many bytes were copied (0 for Reused).
+	Bytes int64
+	// Err is why a Kept file could not be staged.
+	Err error
+}
+
+// Result is what a call did.
+type Result struct {
+	// Files has one element per entry of files, in order.
+	Files []File
+	// Staged counts the Staged and Reused files; Kept the Kept ones.
+	Staged, Kept int
+	// BytesStaged is the number of bytes actually copied.
+	BytesStaged int64
+	// Written lists the canonical paths the call created, changed or
+	// removed in the outbox (copies, folders, .gitignore, pruned folders).
+	Written []string
+}
+
+// Stage stages files, the entries of a SendUserFile call's files, for a
+// session whose working directory is cwd (absolute; it need not be
+// canonical). Writes go through h's jail, so cwd must lie inside it; a Host
+// whose workspace root is cwd is the usual choice. Entries are handled in
+// order as the package documentation says; a blank entry (what a caller
+// passes for one that is not a string) is left alone.
+//
+// Stage never fails as a whole: the fate of each entry, with the error of
+// each kept file (wrapping ErrSymlink, ErrBudget, ErrDeadline, ErrChanged,
+// jail.ErrEscape or the operating system's error), is in the Result. After a
+// call that staged something, digest folders untouched for PruneAfter are
+// removed.
+func Stage(ctx context.Context, h *host.Host, cwd string, files []string, opts Options) Result {
+	return stage(ctx, h, nil, cwd, files, opts)
+}
+
+// stage is Stage; with a nil h, every file that would be staged is kept
+// with herr.
+func stage(ctx context.Context, h *host.Host, herr error, cwd string, files []string, opts Options) Result {
+	s := &stager{
+		ctx:   ctx,
+		cwd:   cwd,
+		opts:  opts,
+		start: time.Now(),
+		left:  opts.maxBytes(),
+		home:  opts.Home,
+	}
+	if s.home == "" {
+		s.home = homeDir()
+	}
+	if h != nil {
+		s.j = h.Jail()
+	} else {
+		s.outboxDone, s.outboxErr = true, fmt.Errorf("%w: %v", errNoHost, herr)
+	}
+	res := Result{Files: make([]File, len(files))}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		s.real = real
+	} else {
+		s.realErr = err
+	}
+	for i, entry := range files {
+		f := &res.Files[i]
+		f.Given = entry
+		s.one(f)
+		switch f.Status {
+		case Staged, Reused:
+			res.Staged++
+			res.BytesStaged += f.Bytes
+		case Kept:
+			res.Kept++
+		}
+	}
+	if res.Staged > 0 {
+		s.prune()
+	}
+	res.Written = s.written
+	return res
+}
+
+// stager is the state of one Stage call.
+type stager struct {
+	ctx     context.Context
+	j       *jail.Jail
+	cwd     string // as given
+	real    string // its real path
+	realErr error
+	opts    Options
+	start   time.Time
+	left    int64 // budget left
+	home    string
+
+	outboxDone bool
+	outboxErr  error
+	written    []string
+}
+
+// one decides the fate of one entry and stages it when it must be.
+func (s *stager) one(f *File) {
+	if strings.TrimSpace(f.Given) == "" {
+		return
+	}
+	keep := func(err error) {
+		f.Status, f.Err = Kept, err
+	}
+	if strings.IndexByte(f.Given, 0) >= 0 {
+		keep(fmt.Errorf("%w: %q contains a NUL byte", jail.ErrInvalidPath, f.Given))
+		return
+	}
+	if s.realErr != nil {
+		keep(s.realErr)
+		return
+	}
+	p := expandUser(f.Given, s.home)
+	if !filepath.IsAbs(p) {
+		p = s.cwd + string(filepath.Separator) + p
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil || within(real, s.real) {
+		return // missing (or unreachable), or already served
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	f.Source = real
+	if err := s.ctx.Err(); err != nil {
+		keep(fmt.Errorf("%w: %v", ErrDeadline, err))
+		return
+	}
+	if d := s.opts.deadline(); d < 0 || time.Since(s.start) > d {
+		keep(ErrDeadline)
+		return
+	}
+	path, n, reused, err := s.stage(real)
+	if err != nil {
+		keep(err)
+		return
+	}
+	f.Path, f.Bytes, f.Status = path, n, Staged
+	if reused {
+		f.Status = Reused
+	}
+}
+
+// within reports whether p is dir or lies under it, by whole components.
+func within(p, dir string) bool {
+	if p == dir {
+		return true
+	}
+	if dir == string(filepath.Separator) || strings.HasSuffix(dir, string(filepath.Separator)) {
+		return strings.HasPrefix(p, dir)
+	}
+	return strings.HasPrefix(p, dir) && p[len(dir)] == filepath.Separator
+}
+
+// stage copies the regular file real into the outbox (or reuses its copy)
+// and returns the path that replaces its entry, the bytes copied, and
+// whether an earlier copy was reused.
+func (s *stager) stage(real string) (string, int64, bool, error) {
+	for try := 1; ; try++ {
+		src, err := openSource(real)
+		if err != nil {
+			return "", 0, false, err
+		}
+		path, n, reused, torn, err := s.stageFrom(src, real)
+		src.Close()
+		if err != nil {
+			return "", 0, false, err
+		}
+		if !torn {
+			return path, n, reused, nil
+		}
+		if try == copyTries {
+			return "", 0, false, fmt.Errorf("%w: %s (%d tries)", ErrChanged, real, copyTries)
+		}
+	}
+}
+
+// stageFrom is one attempt of stage with the source open.
+func (s *stager) stageFrom(src *os.File, real string) (path string, n int64, reused, torn bool, err error) {
+	before, err := src.Stat()
+	if err != nil {
+		return "", 0, false, false, err
+	}
+	if !before.Mode().IsRegular() {
+		return "", 0, false, false, &os.PathError{Op: "stage", Path: real, Err: errors.New("not a regular file")}
+	}
+	size := before.Size()
+	if size > s.left {
+		return "", 0, false, false, fmt.Errorf("%w: %s is %d bytes, %d left", ErrBudget, real, size, s.left)
+	}
+	if err := s.ensureOutbox(); err != nil {
+		return "", 0, false, false, err
+	}
+	digest := Digest(real, before)
+	dirRel := OutboxDir + "/" + digest
+	if err := s.ensureDir(dirRel); err != nil {
+		return "", 0, false, false, err
+	}
+	name := filepath.Base(real)
+	rel := dirRel + "/" + name
+	err = s.j.Do(s.real, rel, false, func(l *jail.Location) error {
+		if err := s.check(l, rel); err != nil {
+			return err
+		}
+		fi, err := l.Dir.Lstat(name)
+		switch {
+		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%w: %s", ErrSymlink, l.Path)
+		case err == nil && fi.Mode().IsRegular() && fi.Size() == size:
+			reused = true
+			if err := touchDir(l.Dir, filepath.Dir(l.Path)); err != nil {
+				return err
+			}
+			s.wrote(filepath.Dir(l.Path))
+			return nil
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
+		n, torn, err = copyInto(l.Dir, name, src, before)
+		if err == nil && !torn {
+			s.wrote(l.Path)
+		}
+		return err
+	})
+	if err != nil || torn {
+		return "", 0, false, torn, err
+	}
+	s.left -= size
+	return filepath.Join(s.cwd, OutboxDir, digest, name), n, reused, false, nil
+}
+
+// copyInto copies src (whose stat before the copy is before) to name in
+// dir through a temporary file renamed over it. torn is true, and nothing
+// is left behind, when src changed during the copy.
+func copyInto(dir *jail.Dir, name string, src *os.File, before fs.FileInfo) (n int64, torn bool, err error) {
+	tmp := tempName(name)
+	out, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return 0, false, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			out.Close()
+			dir.Unlink(tmp)
+		}
+	}()
+	// Between two *os.File, io.Copy is copy_file_range on Linux. The
+	// limit stops a file that grows without end; one byte past the size
+	// is enough to see that it grew.
+	n, err = io.Copy(out, &io.LimitedReader{R: src, N: before.Size() + 1})
+	if err != nil {
+		return n, false, err
+	}
+	after, err := src.Stat()
+	if err != nil {
+		return n, false, err
+	}
+	if n != before.Size() || !sameVersion(before, after) {
+		return n, true, nil
+	}
+	if err := out.Close(); err != nil {
+		done = true
+		dir.Unlink(tmp)
+		return n, false, err
+	}
+	done = true
+	if err := dir.Rename(tmp, name); err != nil {
+		dir.Unlink(tmp)
+		return n, false, err
+	}
+	return n, false, nil
+}
+
+// sameVersion reports whether two stats of one file show the same
+// version: same size, mtime and ctime.
+func sameVersion(a, b fs.FileInfo) bool {
+	return a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && ctimeNs(a) == ctimeNs(b)
+}
+
+// Digest names the folder a version of a file is staged in: the first 16
+// hex digits of the SHA-256 of "realpath\x00size\x00mtime_ns\x00ctime_ns"
+// (decimal numbers; on Windows ctime is the creation time, as Python's
+// st_ctime_ns there).
+func Digest(realPath string, fi fs.FileInfo) string {
+	h := sha256.New()
+	buf := make([]byte, 0, len(realPath)+64)
+	buf = append(buf, realPath...)
+	buf = append(buf, 0)
+	buf = strconv.AppendInt(buf, fi.Size(), 10)
+	buf = append(buf, 0)
+	buf = strconv.AppendInt(buf, fi.ModTime().UnixNano(), 10)
+	buf = append(buf, 0)
+	buf = strconv.AppendInt(buf, ctimeNs(fi), 10)
+	h.Write(buf)
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0]))[:digestLen]
+}
+
+// isDigestName reports whether name is exactly 16 lowercase hex digits.
+func isDigestName(name string) bool {
+	if len(name) != digestLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// tempName is a fresh ".<name>.<random>.part" for a copy of name (shorter
+// when that would pass the 255-byte limit of a name).
+func tempName(name string) string {
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	t := "." + name + "." + hex.EncodeToString(rnd[:]) + ".part"
+	if len(t) > 255 {
+		t = "." + hex.EncodeToString(rnd[:]) + ".part"
+	}
+	return t
+}
+
+// wrote records a canonical path the call changed.
+func (s *stager) wrote(p string) { s.written = append(s.written, p) }
+
+// check makes sure the walk to rel went through no symbolic link: the
+// canonical path the jail found must be the lexical one.
+func (s *stager) check(l *jail.Location, rel string) error {
+	want := s.real + "/" + rel
+	if s.real == "/" {
+		want = "/" + rel
+	}
+	if l.Name == "." || filepath.ToSlash(l.Path) != filepath.ToSlash(want) {
+		return fmt.Errorf("%w: %s leads to %s", ErrSymlink, want, l.Path)
+	}
+	return nil
+}
+
+// ensureOutbox makes .agent-harness, its outbox and the outbox's
+// .gitignore, once per call.
+func (s *stager) ensureOutbox() error {
+	if s.outboxDone {
+		return s.outboxErr
+	}
+	s.outboxDone = true
+	s.outboxErr = s.ensureDir(".agent-harness")
+	if s.outboxErr == nil {
+		s.outboxErr = s.ensureDir(OutboxDir)
+	}
+	if s.outboxErr == nil {
+		s.outboxErr = s.ensureGitignore()
+	}
+	return s.outboxErr
+}
+
+// ensureDir makes the directory rel (its parent must exist), or checks
+// that what is there is a directory and not a link.
+func (s *stager) ensureDir(rel string) error {
+	return s.j.Do(s.real, rel, false, func(l *jail.Location) error {
+		if err := s.check(l, rel); err != nil {
+			return err
+		}
+		for {
+			fi, err := l.Dir.Lstat(l.Name)
+			if err == nil {
+				if !fi.IsDir() {
+					return fmt.Errorf("%w: %s is a %v", ErrSymlink, l.Path, fi.Mode().Type())
+				}
+				return nil
+			}
+			if !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			if err := l.Dir.Mkdir(l.Name, 0o777); err == nil {
+				s.wrote(l.Path)
+				return nil
+			} else if !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			// Made by someone else just now: look at what it is.
+		}
+	})
+}
+
+// gitignore is what the outbox's .gitignore holds: everything in the
+// outbox, the file itself included, is ignored.
+const gitignore = "*\n"
+
+// ensureGitignore writes the outbox's .gitignore when it is missing.
+func (s *stager) ensureGitignore() error {
+	rel := OutboxDir + "/.gitignore"
+	return s.j.Do(s.real, rel, false, func(l *jail.Location) error {
+		if err := s.check(l, rel); err != nil {
+			return err
+		}
+		fi, err := l.Dir.Lstat(l.Name)
+		if err == nil {
+			if !fi.Mode().IsRegular() {
+				return fmt.Errorf("%w: %s is a %v", ErrSymlink, l.Path, fi.Mode().Type())
+			}
+			return nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		tmp := tempName(l.Name)
+		f, err := l.Dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString(gitignore)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = l.Dir.Rename(tmp, l.Name)
+		}
+		if err != nil {
+			l.Dir.Unlink(tmp)
+			return err
+		}
+		s.wrote(l.Path)
+		return nil
+	})
+}
+
+// prune removes the digest folders of the outbox untouched for
+// PruneAfter. Failures are ignored: pruning is housekeeping.
+func (s *stager) prune() {
+	var names []string
+	s.j.Do(s.real, OutboxDir, false, func(l *jail.Location) error {
+		if err := s.check(l, OutboxDir); err != nil {
+			return err
+		}
+		d, err := l.Dir.OpenFile(l.Name, os.O_RDONLY|oDirectory, 0)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		all, err := d.Readdirnames(-1)
+		for _, n := range all {
+			if isDigestName(n) {
+				names = append(names, n)
+			}
+		}
+		return err
+	})
+	cutoff := time.Now().Add(-PruneAfter)
+	for _, n := range names {
+		rel := OutboxDir + "/" + n
+		s.j.Do(s.real, rel, false, func(l *jail.Location) error {
+			if err := s.check(l, rel); err != nil {
+				return err
+			}
+			fi, err := l.Dir.Lstat(n)
+			if err != nil || !fi.IsDir() || !fi.ModTime().Before(cutoff) {
+				return err
+			}
+			err = removeTree(l.Dir, n, l.Path)
+			if err == nil {
+				s.wrote(l.Path)
+			}
+			return err
+		})
+	}
+}
+
+// expandUser expands a leading "~" or "~user" as Python's
+// os.path.expanduser does: "~" and "~/..." from home, "~user/..." from the
+// user database; anything else, or an unknown user, is returned as is.
+func expandUser(p, home string) string {
+	if !strings.HasPrefix(p, "~") {
+		return p
+	}
+	i := strings.IndexByte(p, '/')
+	if i < 0 {
+		i = len(p)
+	}
+	var base string
+	if i == 1 {
+		if home == "" {
+			return p
+		}
+		base = home
+	} else {
+		var ok bool
+		if base, ok = lookupHome(p[1:i]); !ok {
+			return p
+		}
+	}
+	base = strings.TrimRight(base, "/")
+	if out := base + p[i:]; out != "" {
+		return out
+	}
+	return "/"
+}
+
+// homeDir is $HOME, or the user's home directory when it is unset.
+func homeDir() string {
+	if h := os.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
