@@ -13,17 +13,45 @@ type leader struct {
 	exited chan struct{} // closed once the leader has exited
 }
 
+// usePidfd can be cleared by tests to exercise the waitid fallback.
+var usePidfd = true
+
 // watch starts waiting for cmd's process to exit. On Linux the wait does
 // not reap it (WNOWAIT): as a zombie the leader keeps its pid, which is
 // also the process group id, reserved until reap, so the group kill that
 // follows its exit cannot reach an unrelated group that got the id anew.
+//
+// The wait goes through a pidfd in Go's poller where the kernel has
+// pidfd_open with PIDFD_NONBLOCK (Linux 5.10), so the leader's exit and
+// the pipes' end arrive through the same epoll wakeup; elsewhere a
+// goroutine blocks in waitid.
 func watch(cmd *osexec.Cmd) *leader {
 	l := &leader{cmd: cmd, exited: make(chan struct{})}
+	pid := cmd.Process.Pid
+	if usePidfd {
+		if fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK); err == nil {
+			f := os.NewFile(uintptr(fd), "pidfd")
+			if rc, err := f.SyscallConn(); err == nil {
+				go func() {
+					defer close(l.exited)
+					defer f.Close()
+					rc.Read(func(fd uintptr) bool {
+						var info unix.Siginfo
+						err := unix.Waitid(unix.P_PIDFD, int(fd), &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+						// Linux zeroes si_signo when nothing is waitable yet.
+						return err != nil || info.Signo != 0
+					})
+				}()
+				return l
+			}
+			f.Close()
+		}
+	}
 	go func() {
 		defer close(l.exited)
 		var info unix.Siginfo
 		for {
-			err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+			err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
 			if err != unix.EINTR {
 				// nil, or ECHILD if it was reaped already: gone either way.
 				return
