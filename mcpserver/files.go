@@ -1,0 +1,335 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agenthost/agenthost/invalidation"
+)
+
+// maxMultiRead is how many files one read_multiple_files call takes. Each
+// file may be up to the Host's read limit, so the number bounds one reply.
+const maxMultiRead = 64
+
+type readFileIn struct {
+	Path string `json:"path" jsonschema:"the file to read: absolute, or relative to the workspace root"`
+	Head int    `json:"head,omitempty" jsonschema:"if set, return only the first N lines"`
+	Tail int    `json:"tail,omitempty" jsonschema:"if set, return only the last N lines (not with head)"`
+}
+
+type readMultipleIn struct {
+	Paths []string `json:"paths" jsonschema:"the files to read, each absolute or relative to the workspace root"`
+}
+
+type writeFileIn struct {
+	Path    string `json:"path" jsonschema:"the file to create or replace; its directory must exist"`
+	Content string `json:"content" jsonschema:"the complete new contents of the file"`
+}
+
+// FileInfo is the structured output of stat and write_file.
+type FileInfo struct {
+	Path    string `json:"path" jsonschema:"canonical absolute path"`
+	Size    int64  `json:"size" jsonschema:"size in bytes"`
+	Mode    string `json:"mode" jsonschema:"permission bits and type, as ls shows them"`
+	ModTime string `json:"modTime" jsonschema:"last modification time, RFC 3339"`
+	IsDir   bool   `json:"isDir"`
+}
+
+type editFileIn struct {
+	Path   string     `json:"path" jsonschema:"the file to edit"`
+	Edits  []editSpec `json:"edits" jsonschema:"replacements applied in order, each to the result of the ones before"`
+	DryRun bool       `json:"dryRun,omitempty" jsonschema:"if true, change nothing and return the unified diff the edits would make"`
+}
+
+type editSpec struct {
+	OldText    string `json:"oldText" jsonschema:"text to find, exactly as in the file (whitespace and line breaks included); it must occur exactly once unless replaceAll is set"`
+	NewText    string `json:"newText" jsonschema:"text to put in its place"`
+	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"replace every occurrence instead of requiring exactly one"`
+}
+
+type createDirIn struct {
+	Path string `json:"path" jsonschema:"the directory to create; missing parents are created too, and an existing directory is not an error"`
+}
+
+type removeFileIn struct {
+	Path string `json:"path" jsonschema:"the file or symbolic link to remove (not a directory; a link is removed, not its target)"`
+}
+
+type moveFileIn struct {
+	Source      string `json:"source" jsonschema:"the file or directory to move"`
+	Destination string `json:"destination" jsonschema:"its new path (not an existing file: the move fails rather than replace anything)"`
+}
+
+type statIn struct {
+	Path string `json:"path" jsonschema:"the file or directory to describe"`
+}
+
+func (s *Server) addFileTools() {
+	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	addTool(s, &mcp.Tool{
+		Name: "read_file",
+		Description: "Read a text file inside the allowed roots and return its contents. " +
+			"Use head or tail to read only the first or last N lines of a long file. " +
+			"Bytes that are not valid UTF-8 are shown as U+FFFD.",
+		Annotations: ro,
+	}, s.readFile)
+	addTool(s, &mcp.Tool{
+		Name: "read_multiple_files",
+		Description: "Read several text files at once. Each file's contents follow a line \"==> PATH <==\"; " +
+			"a file that cannot be read shows its error instead and does not stop the others.",
+		Annotations: ro,
+	}, s.readMultiple)
+	addTool(s, &mcp.Tool{
+		Name: "write_file",
+		Description: "Create a file or replace its whole contents, atomically (a reader sees the old or the new file, never a mix). " +
+			"The directory must exist (create_directory makes it). Prefer edit_file to change part of an existing file.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true)},
+	}, s.writeFile)
+	addTool(s, &mcp.Tool{
+		Name: "edit_file",
+		Description: "Edit a text file by exact string replacement and return the unified diff of the change. " +
+			"Each oldText must match the file exactly, including indentation and line breaks, and occur exactly once " +
+			"(or set replaceAll); otherwise nothing is written and the error says why. Use dryRun to preview the diff.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(false)},
+	}, s.editFile)
+	addTool(s, &mcp.Tool{
+		Name:        "create_directory",
+		Description: "Create a directory and any missing parents. An existing directory is not an error.",
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false)},
+	}, s.createDir)
+	addTool(s, &mcp.Tool{
+		Name:        "remove_file",
+		Description: "Remove one file or symbolic link (the link itself, never its target). Directories are not removed.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true)},
+	}, s.removeFile)
+	addTool(s, &mcp.Tool{
+		Name: "move_file",
+		Description: "Move or rename a file or directory. Both paths must lie inside the allowed roots; " +
+			"the destination must not exist (nothing is ever replaced) and its directory must.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(false)},
+	}, s.moveFile)
+	addTool(s, &mcp.Tool{
+		Name:        "stat",
+		Description: "Describe a file or directory: canonical path, size, mode, modification time, whether it is a directory.",
+		Annotations: ro,
+	}, s.stat)
+}
+
+func (s *Server) readFile(ctx context.Context, in readFileIn) (*mcp.CallToolResult, any, error) {
+	if in.Head < 0 || in.Tail < 0 {
+		return nil, nil, errors.New("head and tail must not be negative")
+	}
+	if in.Head > 0 && in.Tail > 0 {
+		return nil, nil, errors.New("give head or tail, not both")
+	}
+	r, err := s.h.ReadFile(ctx, "", in.Path)
+	if err != nil {
+		return nil, nil, s.explain(ctx, in.Path, err)
+	}
+	c := r.Contents
+	switch {
+	case in.Head > 0:
+		c = headLines(c, in.Head)
+	case in.Tail > 0:
+		c = tailLines(c, in.Tail)
+	}
+	return text(c), nil, nil
+}
+
+// headLines returns the first n lines of s, each with its line break.
+func headLines(s string, n int) string {
+	i := 0
+	for ; n > 0; n-- {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			return s
+		}
+		i += j + 1
+	}
+	return s[:i]
+}
+
+// tailLines returns the last n lines of s; a final line break does not
+// start a line of its own.
+func tailLines(s string, n int) string {
+	i := len(s)
+	if strings.HasSuffix(s, "\n") {
+		i--
+	}
+	for ; n > 0; n-- {
+		j := strings.LastIndexByte(s[:i], '\n')
+		if j < 0 {
+			return s
+		}
+		i = j
+	}
+	return s[i+1:]
+}
+
+func (s *Server) readMultiple(ctx context.Context, in readMultipleIn) (*mcp.CallToolResult, any, error) {
+	if len(in.Paths) == 0 {
+		return nil, nil, errors.New("paths is empty: give at least one file")
+	}
+	if len(in.Paths) > maxMultiRead {
+		return nil, nil, fmt.Errorf("%d paths is more than the %d one call may read: split the list", len(in.Paths), maxMultiRead)
+	}
+	var b strings.Builder
+	failed := 0
+	for i, p := range in.Paths {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "==> %s <==\n", p)
+		r, err := s.h.ReadFile(ctx, "", p)
+		if err != nil {
+			failed++
+			fmt.Fprintf(&b, "error: %v\n", s.explain(ctx, p, err))
+			continue
+		}
+		b.WriteString(r.Contents)
+		if r.Contents != "" && !strings.HasSuffix(r.Contents, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	res := text(b.String())
+	res.IsError = failed == len(in.Paths)
+	return res, nil, nil
+}
+
+func (s *Server) writeFile(ctx context.Context, in writeFileIn) (*mcp.CallToolResult, FileInfo, error) {
+	st, err := s.h.WriteFile(ctx, "", in.Path, []byte(in.Content))
+	if err != nil {
+		return nil, FileInfo{}, s.explain(ctx, in.Path, err)
+	}
+	fi := toFileInfo(st.Path, st.Size, st.Mode.String(), st.ModTime, st.IsDir)
+	return text(fmt.Sprintf("wrote %d bytes to %s", st.Size, st.Path)), fi, nil
+}
+
+func toFileInfo(path string, size int64, mode string, mtime time.Time, isDir bool) FileInfo {
+	return FileInfo{Path: path, Size: size, Mode: mode, ModTime: mtime.UTC().Format(time.RFC3339Nano), IsDir: isDir}
+}
+
+func (s *Server) editFile(ctx context.Context, in editFileIn) (*mcp.CallToolResult, any, error) {
+	if len(in.Edits) == 0 {
+		return nil, nil, errors.New("edits is empty: give at least one {oldText, newText}")
+	}
+	r, err := s.h.ReadFile(ctx, "", in.Path)
+	if err != nil {
+		return nil, nil, s.explain(ctx, in.Path, err)
+	}
+	if int64(len(r.Contents)) != r.Stat.Size {
+		return nil, nil, fmt.Errorf("%s is not valid UTF-8 text: editing it through text would change bytes the edit does not name, so nothing was written", r.Path)
+	}
+	out := r.Contents
+	for i, e := range in.Edits {
+		if e.OldText == "" {
+			return nil, nil, fmt.Errorf("edit %d: oldText is empty; to replace the whole file use write_file", i+1)
+		}
+		n := strings.Count(out, e.OldText)
+		switch {
+		case n == 0:
+			return nil, nil, fmt.Errorf("edit %d: oldText was not found in %s%s; nothing was written. Read the file again and copy the text exactly", i+1, r.Path, notFoundHint(out, e.OldText))
+		case n > 1 && !e.ReplaceAll:
+			return nil, nil, fmt.Errorf("edit %d: oldText occurs %d times in %s (at lines %s); nothing was written. Add surrounding lines to make it unique, or set replaceAll", i+1, n, r.Path, occurrenceLines(out, e.OldText, 10))
+		}
+		if e.ReplaceAll {
+			out = strings.ReplaceAll(out, e.OldText, e.NewText)
+		} else {
+			out = strings.Replace(out, e.OldText, e.NewText, 1)
+		}
+	}
+	diff := unifiedDiff(r.Path, r.Contents, out)
+	if diff == "" {
+		diff = "(no change)\n"
+	}
+	if in.DryRun {
+		return text(diff), nil, nil
+	}
+	if out != r.Contents {
+		if _, err := s.h.WriteFile(ctx, "", r.Path, []byte(out)); err != nil {
+			return nil, nil, s.explain(ctx, in.Path, err)
+		}
+	}
+	return text(diff), nil, nil
+}
+
+// notFoundHint says what might be wrong with an oldText that does not
+// occur: a match that differs only in whitespace or line endings.
+func notFoundHint(content, old string) string {
+	squash := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	if strings.Contains(content, "\r\n") && !strings.Contains(old, "\r\n") && strings.Contains(content, strings.ReplaceAll(old, "\n", "\r\n")) {
+		return " (the file has CRLF line endings: use \\r\\n in oldText)"
+	}
+	if strings.Contains(squash(content), squash(old)) {
+		return " (a match exists that differs only in whitespace or indentation)"
+	}
+	if first, _, _ := strings.Cut(strings.TrimSpace(old), "\n"); first != "" && strings.Contains(content, first) {
+		return fmt.Sprintf(" (its first line occurs at line %s, but what follows differs)", occurrenceLines(content, first, 3))
+	}
+	return ""
+}
+
+// occurrenceLines lists the 1-based line numbers where sub starts, at most
+// max of them.
+func occurrenceLines(s, sub string, max int) string {
+	var lines []string
+	off := 0
+	for len(lines) < max {
+		i := strings.Index(s[off:], sub)
+		if i < 0 {
+			break
+		}
+		lines = append(lines, fmt.Sprint(strings.Count(s[:off+i], "\n")+1))
+		off += i + len(sub)
+	}
+	return strings.Join(lines, ", ")
+}
+
+func (s *Server) createDir(ctx context.Context, in createDirIn) (*mcp.CallToolResult, any, error) {
+	if err := s.h.CreateDir(ctx, "", in.Path, true, true); err != nil {
+		return nil, nil, s.explain(ctx, in.Path, err)
+	}
+	p, err := s.h.ResolveInJail(ctx, "", in.Path)
+	if err != nil {
+		p = in.Path
+	}
+	return text("directory " + p + " exists"), nil, nil
+}
+
+func (s *Server) removeFile(ctx context.Context, in removeFileIn) (*mcp.CallToolResult, any, error) {
+	if err := s.h.RemoveFile(ctx, "", in.Path); err != nil {
+		return nil, nil, s.explain(ctx, in.Path, err)
+	}
+	return text("removed " + in.Path), nil, nil
+}
+
+func (s *Server) moveFile(ctx context.Context, in moveFileIn) (*mcp.CallToolResult, any, error) {
+	from, to, err := s.move(in.Source, in.Destination)
+	if err != nil {
+		var me *moveError
+		if errors.As(err, &me) {
+			return nil, nil, s.explain(ctx, me.path, me.err)
+		}
+		return nil, nil, err
+	}
+	invalidation.FromContext(ctx).Touch(invalidation.ScopeContent|invalidation.ScopeTree, from, to)
+	return text(fmt.Sprintf("moved %s to %s", from, to)), nil, nil
+}
+
+func (s *Server) stat(ctx context.Context, in statIn) (*mcp.CallToolResult, FileInfo, error) {
+	st, err := s.h.Stat(ctx, "", in.Path)
+	if err != nil {
+		return nil, FileInfo{}, s.explain(ctx, in.Path, err)
+	}
+	fi := toFileInfo(st.Path, st.Size, st.Mode.String(), st.ModTime, st.IsDir)
+	kind := "file"
+	if st.IsDir {
+		kind = "directory"
+	}
+	return text(fmt.Sprintf("%s: %s, %d bytes, mode %s, modified %s", st.Path, kind, st.Size, fi.Mode, fi.ModTime)), fi, nil
+}

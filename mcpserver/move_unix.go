@@ -1,0 +1,73 @@
+//go:build linux || darwin
+
+package mcpserver
+
+import (
+	"errors"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agenthost/agenthost/host/jail"
+)
+
+// move renames src to dst, both resolved through the jail's descriptors,
+// and returns their canonical paths. It is the one tool the Host has no
+// method for, so it is built here from the jail's primitives: the source's
+// directory is resolved and its descriptor kept (duplicated, so the jail is
+// released before the destination is resolved: never two resolutions held
+// at once), then renameat(2) moves the name between the two open
+// directories, refusing to replace anything. Neither end is ever reopened
+// by path, so a symbolic link swapped in meanwhile cannot lead out of the
+// roots; a final component that is a link is moved as a link.
+func (s *Server) move(src, dst string) (from, to string, err error) {
+	j := s.h.Jail()
+	srcFd, srcName := -1, ""
+	err = j.Do("", src, false, func(l *jail.Location) error {
+		if l.Name == "." {
+			return &os.PathError{Op: "move", Path: src, Err: errors.New("a root or \".\" cannot be moved; name a file or directory inside it")}
+		}
+		if _, err := l.Dir.Lstat(l.Name); err != nil {
+			return err
+		}
+		fd, err := unix.FcntlInt(uintptr(l.Dir.Fd()), unix.F_DUPFD_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		srcFd, srcName, from = fd, l.Name, l.Path
+		return nil
+	})
+	if err != nil {
+		return "", "", &moveError{src, err}
+	}
+	defer unix.Close(srcFd)
+	var renameFailed bool
+	err = j.Do("", dst, false, func(l *jail.Location) error {
+		if l.Name == "." {
+			return syscall.EEXIST
+		}
+		to = l.Path
+		if err := renameNoReplace(srcFd, srcName, l.Dir.Fd(), l.Name); err != nil {
+			renameFailed = true
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		if renameFailed || errors.Is(err, syscall.EEXIST) {
+			return "", "", renameErr(src, dst, unwrapErrno(err))
+		}
+		return "", "", &moveError{dst, err}
+	}
+	return from, to, nil
+}
+
+// unwrapErrno returns the syscall.Errno err holds, or err.
+func unwrapErrno(err error) error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno
+	}
+	return err
+}

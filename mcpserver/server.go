@@ -1,0 +1,219 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/invalidation"
+	"github.com/agenthost/agenthost/tools"
+)
+
+// Name is the server's name in the initialize result (serverInfo.name).
+const Name = "agent-host"
+
+// closeTimeout bounds how long Run waits, once the session is over, for the
+// notices still queued for the client to be written. A client that has gone
+// away cannot take them, and nothing is lost by dropping them then.
+const closeTimeout = 2 * time.Second
+
+// Options configure a Server. The zero value is a server with every file
+// tool, no exec, and its own invalidation publisher.
+type Options struct {
+	// AllowExec offers the exec and run_capture tools. Off by default: a
+	// command is not confined by the jail (see host.Host.Exec).
+	AllowExec bool
+	// Version is reported as serverInfo.version; "" means "devel".
+	Version string
+	// Publisher receives each tool call's notice. nil: the server makes its
+	// own and closes it when Run returns. A caller's Publisher is not closed.
+	Publisher *invalidation.Publisher
+	// Hooks are Claude Code command hooks run around each tool call (see
+	// tools.Hook); PreToolUse hooks may refuse a call or rewrite its input.
+	// Tool names are those of Tools (read_file, write_file, ...).
+	Hooks []tools.Hook
+	// QueueLen is the length of the queue of notices waiting to be sent to
+	// the client (see invalidation.WithQueueLen); 0 means the publisher's.
+	QueueLen int
+	// Log receives what the server has to say outside the protocol (a
+	// client root that could not be added, a failed notification). nil
+	// means the standard logger; use log.New(io.Discard, "", 0) for silence.
+	Log *log.Logger
+}
+
+// Server is an MCP server over one Host. Build it with New, then Run it on
+// a transport (mcp.StdioTransport for a subprocess server). A Server serves
+// one session at a time.
+type Server struct {
+	h       *host.Host
+	opts    Options
+	pub     *invalidation.Publisher
+	ownPub  bool
+	invoker *tools.Invoker
+	mcp     *mcp.Server
+	log     *log.Logger
+
+	subs subscriptions
+	rts  clientRoots
+
+	wg sync.WaitGroup // goroutines the server started (roots requests)
+}
+
+// New builds a Server for h. The Host stays the caller's: Run does not close
+// it.
+func New(h *host.Host, opts Options) (*Server, error) {
+	if h == nil {
+		return nil, errors.New("mcpserver: nil Host")
+	}
+	s := &Server{h: h, opts: opts, pub: opts.Publisher, log: opts.Log}
+	if s.log == nil {
+		s.log = log.Default()
+	}
+	if s.pub == nil {
+		s.pub, s.ownPub = &invalidation.Publisher{}, true
+	}
+	s.invoker = &tools.Invoker{Host: h, Publisher: s.pub, Hooks: opts.Hooks}
+	s.subs.init()
+	s.rts.init(h)
+	version := opts.Version
+	if version == "" {
+		version = "devel"
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "agenthost: jailed files, git-exact walk, bounded exec", Version: version}, &mcp.ServerOptions{
+		Instructions:            instructions,
+		Capabilities:            &mcp.ServerCapabilities{}, // no logging capability
+		InitializedHandler:      s.initialized,
+		RootsListChangedHandler: s.rootsChanged,
+		SubscribeHandler:        s.subscribe,
+		UnsubscribeHandler:      s.unsubscribe,
+	})
+	s.addTools()
+	s.addResources()
+	return s, nil
+}
+
+// instructions is the initialize result's instructions: what a model needs
+// to know before the first call.
+const instructions = `Files are reached through a jail: every path must lie inside one of the allowed roots (list_roots shows them). ` +
+	`Relative paths are taken from the workspace root (the first root). ` +
+	`Files are exposed as file:// resources; subscribe to a file or a directory to be told when a tool call changes it.`
+
+// MCP returns the underlying SDK server, for callers that add their own
+// tools, prompts or resources before Run.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Publisher returns the publisher that receives each tool call's notice.
+func (s *Server) Publisher() *invalidation.Publisher { return s.pub }
+
+// Run serves one session on t until the client disconnects or ctx is done.
+// Notices of tool calls become resource updates for the session's
+// subscriptions while it runs. When Run returns, every goroutine the server
+// started has stopped, and a Publisher that New made has been closed.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	cancelSink, err := s.pub.Subscribe(invalidation.SinkFunc(s.notify), invalidation.WithQueueLen(s.opts.QueueLen))
+	if err != nil {
+		return fmt.Errorf("mcpserver: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s.rts.ctx = ctx
+	err = s.mcp.Run(ctx, t)
+	cancel()
+	s.wg.Wait()
+	cctx, ccancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer ccancel()
+	if s.ownPub {
+		s.pub.Close(cctx)
+	} else {
+		s.pub.Flush(cctx)
+	}
+	cancelSink()
+	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// runTool is a tools.Tool for one call: fn with the input the SDK decoded,
+// or, when a PreToolUse hook rewrote the input, with the rewritten one.
+type runTool[In, Out any] struct {
+	name  string
+	in    In
+	raw   json.RawMessage
+	fn    func(ctx context.Context, in In) (*mcp.CallToolResult, Out, error)
+	res   *mcp.CallToolResult
+	out   Out
+	hooks bool
+}
+
+func (t *runTool[In, Out]) Name() string { return t.name }
+
+func (t *runTool[In, Out]) Run(ctx context.Context, call tools.Call) (json.RawMessage, error) {
+	in := t.in
+	if t.hooks && !bytes.Equal(call.Input, t.raw) {
+		var upd In
+		if err := json.Unmarshal(call.Input, &upd); err != nil {
+			return nil, fmt.Errorf("the input a hook gave back does not fit the tool: %w", err)
+		}
+		in = upd
+	}
+	res, out, err := t.fn(ctx, in)
+	t.res, t.out = res, out
+	if err != nil || !t.hooks {
+		return nil, err
+	}
+	// PostToolUse hooks see the result as the model does.
+	return json.Marshal(res)
+}
+
+// addTool registers a tool whose handler fn runs inside one invalidation
+// invocation (through the server's tools.Invoker). An error from fn, or a
+// refusal by a hook, becomes a result with isError and the error's text.
+func addTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Context, in In) (*mcp.CallToolResult, Out, error)) {
+	hooks := len(s.opts.Hooks) > 0
+	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		s.waitRoots(ctx)
+		rt := &runTool[In, Out]{name: t.Name, in: in, raw: req.Params.Arguments, fn: fn, hooks: hooks}
+		res, err := s.invoker.Invoke(ctx, rt, tools.Call{Input: req.Params.Arguments})
+		if err != nil {
+			var zero Out
+			if errors.Is(err, tools.ErrRefused) {
+				return nil, zero, fmt.Errorf("%s was refused: %s", t.Name, res.Reason)
+			}
+			return nil, zero, err
+		}
+		if len(res.Feedback) > 0 || len(res.AdditionalContext) > 0 {
+			if rt.res == nil {
+				rt.res = &mcp.CallToolResult{}
+			}
+			for _, f := range append(res.Feedback, res.AdditionalContext...) {
+				rt.res.Content = append(rt.res.Content, &mcp.TextContent{Text: f})
+			}
+		}
+		return rt.res, rt.out, nil
+	})
+}
+
+// addTools registers every tool: the file tools, the walk tools,
+// send_user_file, and exec and run_capture when AllowExec is set.
+func (s *Server) addTools() {
+	s.addFileTools()
+	s.addWalkTools()
+	s.addSendTool()
+	if s.opts.AllowExec {
+		s.addExecTools()
+	}
+}
+
+// text is a result holding one text block.
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}

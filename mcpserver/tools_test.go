@@ -1,0 +1,503 @@
+package mcpserver_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+
+	"github.com/agenthost/agenthost/mcpserver"
+)
+
+var fileTools = []string{
+	"check_ignore", "create_directory", "edit_file", "list_directory", "list_roots", "move_file",
+	"read_file", "read_multiple_files", "remove_file", "send_user_file", "stat", "walk", "write_file",
+}
+
+func toolNames(t *testing.T, s *server) []string {
+	t.Helper()
+	res, err := s.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if tool.Description == "" {
+			t.Errorf("%s has no description", tool.Name)
+		}
+		if tool.InputSchema == nil {
+			t.Errorf("%s has no input schema", tool.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+func TestToolListWithoutExec(t *testing.T) {
+	s := start(t, startOpts{})
+	if got := toolNames(t, s); !slices.Equal(got, fileTools) {
+		t.Fatalf("tools = %v, want %v", got, fileTools)
+	}
+	// exec is not merely hidden: calling it fails.
+	res, err := s.callRaw("exec", map[string]any{"command": "touch " + filepath.Join(s.ws, "pwned")})
+	if err == nil && !res.IsError {
+		t.Fatalf("exec without --allow-exec ran: %s", resultText(res))
+	}
+	if _, err := os.Stat(filepath.Join(s.ws, "pwned")); err == nil {
+		t.Fatal("exec without --allow-exec ran the command")
+	}
+}
+
+func TestToolListWithExec(t *testing.T) {
+	s := start(t, startOpts{args: []string{"--allow-exec"}})
+	want := slices.Sorted(slices.Values(append(slices.Clone(fileTools), "exec", "run_capture")))
+	if got := toolNames(t, s); !slices.Equal(got, want) {
+		t.Fatalf("tools = %v, want %v", got, want)
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	s := start(t, startOpts{})
+	mustWrite(t, filepath.Join(s.ws, "a.txt"), "one\ntwo\nthree\nfour\n")
+	mustWrite(t, filepath.Join(s.ws, "notes.md"), "x")
+	mustWrite(t, filepath.Join(s.ws2, "g.txt"), "in the second root")
+	mustWrite(t, filepath.Join(s.ws, "bin"), "ok\xff\xfeend")
+
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"path": "a.txt"}, "one\ntwo\nthree\nfour\n"},
+		{map[string]any{"path": filepath.Join(s.ws, "a.txt")}, "one\ntwo\nthree\nfour\n"},
+		{map[string]any{"path": "a.txt", "head": 2}, "one\ntwo\n"},
+		{map[string]any{"path": "a.txt", "head": 10}, "one\ntwo\nthree\nfour\n"},
+		{map[string]any{"path": "a.txt", "tail": 1}, "four\n"},
+		{map[string]any{"path": "a.txt", "tail": 3}, "two\nthree\nfour\n"},
+		{map[string]any{"path": "a.txt", "tail": 9}, "one\ntwo\nthree\nfour\n"},
+		{map[string]any{"path": "../ws2/g.txt"}, "in the second root"},
+		{map[string]any{"path": "bin"}, "ok\uFFFD\uFFFDend"},
+	} {
+		if got := s.ok("read_file", c.args); got != c.want {
+			t.Errorf("read_file %v = %q, want %q", c.args, got, c.want)
+		}
+	}
+
+	s.fails("read_file", map[string]any{"path": "a.txt", "head": 1, "tail": 1}, "not both")
+	s.fails("read_file", map[string]any{"path": "a.txt", "head": -1}, "negative")
+	s.fails("read_file", map[string]any{"path": "note.md"}, "does not exist", "notes.md", s.ws)
+	s.fails("read_file", map[string]any{"path": "sub/deeper/x"}, "does not exist", "a.txt")
+	s.fails("read_file", map[string]any{"path": "."}, "directory")
+	s.fails("read_file", map[string]any{"path": "a.txt/x"}, "not a directory")
+	s.fails("read_file", map[string]any{"path": ""}, "not a usable path")
+	s.fails("read_file", map[string]any{"path": "../out/secret"}, "outside", s.ws, s.ws2)
+	// A missing required argument is refused by the schema, as a tool error.
+	s.fails("read_file", map[string]any{}, "path")
+}
+
+func TestReadMultipleFiles(t *testing.T) {
+	s := start(t, startOpts{})
+	mustWrite(t, filepath.Join(s.ws, "a"), "A\n")
+	mustWrite(t, filepath.Join(s.ws, "b"), "B")
+	got := s.ok("read_multiple_files", map[string]any{"paths": []string{"a", "missing", "b", "../out/secret"}})
+	for _, w := range []string{"==> a <==\nA\n", "==> b <==\nB\n", "==> missing <==\nerror: missing does not exist", "==> ../out/secret <==\nerror: ../out/secret is outside"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("read_multiple_files: %q lacks %q", got, w)
+		}
+	}
+	if strings.Contains(got, "the secret outside") {
+		t.Fatal("read_multiple_files read outside the roots")
+	}
+	s.fails("read_multiple_files", map[string]any{"paths": []string{"nope", "../out/secret"}}, "does not exist", "outside")
+	s.fails("read_multiple_files", map[string]any{"paths": []string{}}, "empty")
+	many := make([]string, 65)
+	for i := range many {
+		many[i] = "a"
+	}
+	s.fails("read_multiple_files", map[string]any{"paths": many}, "split")
+}
+
+func TestWriteFile(t *testing.T) {
+	s := start(t, startOpts{})
+	res, err := s.callRaw("write_file", map[string]any{"path": "new.txt", "content": "hello\n"})
+	if err != nil || res.IsError {
+		t.Fatalf("write_file: %v %s", err, resultText(res))
+	}
+	var fi mcpserver.FileInfo
+	structured(t, res, &fi)
+	if fi.Path != filepath.Join(s.ws, "new.txt") || fi.Size != 6 || fi.IsDir {
+		t.Errorf("write_file output = %+v", fi)
+	}
+	if got := readDisk(t, filepath.Join(s.ws, "new.txt")); got != "hello\n" {
+		t.Errorf("on disk: %q", got)
+	}
+	s.ok("write_file", map[string]any{"path": "new.txt", "content": "replaced"})
+	if got := s.ok("read_file", map[string]any{"path": "new.txt"}); got != "replaced" {
+		t.Errorf("read back %q", got)
+	}
+	s.ok("write_file", map[string]any{"path": filepath.Join(s.ws2, "in2"), "content": "2"})
+	if got := readDisk(t, filepath.Join(s.ws2, "in2")); got != "2" {
+		t.Errorf("second root: %q", got)
+	}
+	s.fails("write_file", map[string]any{"path": "nodir/x", "content": "x"}, "does not exist")
+	s.fails("write_file", map[string]any{"path": ".", "content": "x"}, "directory")
+	s.fails("write_file", map[string]any{"path": "../out/new", "content": "x"}, "outside", s.ws)
+	s.fails("write_file", map[string]any{"path": "~/x", "content": "x"}, "outside")
+	if _, err := os.Stat(filepath.Join(s.dir, "out", "new")); err == nil {
+		t.Fatal("write_file wrote outside the roots")
+	}
+}
+
+func TestEditFile(t *testing.T) {
+	s := start(t, startOpts{})
+	p := filepath.Join(s.ws, "e.go")
+	orig := "package e\n\nfunc A() int {\n\treturn 1\n}\n\nfunc B() int {\n\treturn 1\n}\n"
+	mustWrite(t, p, orig)
+
+	// Dry run: a diff, no change.
+	diff := s.ok("edit_file", map[string]any{"path": "e.go", "dryRun": true,
+		"edits": []map[string]any{{"oldText": "func A() int {\n\treturn 1", "newText": "func A() int {\n\treturn 2"}}})
+	for _, w := range []string{"--- " + p, "+++ " + p, "@@ -1,7 +1,7 @@", "-\treturn 1\n+\treturn 2\n", " func A() int {\n"} {
+		if !strings.Contains(diff, w) {
+			t.Errorf("dry-run diff lacks %q:\n%s", w, diff)
+		}
+	}
+	if readDisk(t, p) != orig {
+		t.Fatal("dry run changed the file")
+	}
+
+	// Absent and ambiguous: nothing written, a message that says why.
+	s.fails("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{{"oldText": "return 3", "newText": "x"}}}, "not found", "nothing was written")
+	s.fails("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{{"oldText": "return 1", "newText": "x"}}}, "occurs 2 times", "lines 4, 8", "replaceAll")
+	s.fails("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{{"oldText": "func  A()  int", "newText": "x"}}}, "whitespace")
+	s.fails("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{{"oldText": "", "newText": "x"}}}, "empty")
+	s.fails("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{}}, "empty")
+	// A later edit failing leaves the file as it was: all or nothing.
+	s.fails("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{
+		{"oldText": "package e", "newText": "package f"}, {"oldText": "absent", "newText": "x"}}}, "edit 2")
+	if readDisk(t, p) != orig {
+		t.Fatal("a failed edit changed the file")
+	}
+
+	// Real edits, in order, the second seeing the first's result.
+	diff = s.ok("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{
+		{"oldText": "return 1", "newText": "return 7", "replaceAll": true},
+		{"oldText": "func B() int {\n\treturn 7", "newText": "func B() int {\n\treturn 8"},
+	}})
+	want := "package e\n\nfunc A() int {\n\treturn 7\n}\n\nfunc B() int {\n\treturn 8\n}\n"
+	if got := readDisk(t, p); got != want {
+		t.Fatalf("after edit:\n%s\nwant:\n%s", got, want)
+	}
+	if !strings.Contains(diff, "+\treturn 8\n") || !strings.Contains(diff, "-\treturn 1\n") {
+		t.Errorf("diff:\n%s", diff)
+	}
+
+	// CRLF files: the hint names the line endings.
+	mustWrite(t, filepath.Join(s.ws, "crlf.txt"), "a\r\nb\r\n")
+	s.fails("edit_file", map[string]any{"path": "crlf.txt", "edits": []map[string]any{{"oldText": "a\nb", "newText": "x"}}}, "CRLF")
+	// Bytes that are not UTF-8 would be mangled by a text edit: refused.
+	mustWrite(t, filepath.Join(s.ws, "bin"), "a\xffb")
+	s.fails("edit_file", map[string]any{"path": "bin", "edits": []map[string]any{{"oldText": "a", "newText": "c"}}}, "not valid UTF-8")
+	if readDisk(t, filepath.Join(s.ws, "bin")) != "a\xffb" {
+		t.Fatal("edit of a binary file changed it")
+	}
+	s.fails("edit_file", map[string]any{"path": "../out/secret", "edits": []map[string]any{{"oldText": "secret", "newText": "x"}}}, "outside")
+	s.fails("edit_file", map[string]any{"path": "nope.go", "edits": []map[string]any{{"oldText": "a", "newText": "b"}}}, "does not exist", "e.go")
+}
+
+func TestCreateDirectory(t *testing.T) {
+	s := start(t, startOpts{})
+	s.ok("create_directory", map[string]any{"path": "a/b/c"})
+	if fi, err := os.Stat(filepath.Join(s.ws, "a/b/c")); err != nil || !fi.IsDir() {
+		t.Fatalf("a/b/c: %v", err)
+	}
+	s.ok("create_directory", map[string]any{"path": "a/b/c"}) // exists: fine
+	mustWrite(t, filepath.Join(s.ws, "f"), "x")
+	s.fails("create_directory", map[string]any{"path": "f"}, "already exists")
+	s.fails("create_directory", map[string]any{"path": "../out/d"}, "outside")
+	s.fails("create_directory", map[string]any{"path": "../wsx/d"}, "outside")
+	if _, err := os.Stat(filepath.Join(s.dir, "out", "d")); err == nil {
+		t.Fatal("created outside")
+	}
+}
+
+func TestRemoveFile(t *testing.T) {
+	s := start(t, startOpts{})
+	mustWrite(t, filepath.Join(s.ws, "f"), "x")
+	mustWrite(t, filepath.Join(s.ws, "target"), "t")
+	os.Symlink("target", filepath.Join(s.ws, "link"))
+	os.Symlink("../out/secret", filepath.Join(s.ws, "outlink"))
+	os.Mkdir(filepath.Join(s.ws, "d"), 0o755)
+
+	s.ok("remove_file", map[string]any{"path": "f"})
+	if _, err := os.Stat(filepath.Join(s.ws, "f")); !os.IsNotExist(err) {
+		t.Fatal("f still there")
+	}
+	s.ok("remove_file", map[string]any{"path": "link"})
+	if readDisk(t, filepath.Join(s.ws, "target")) != "t" {
+		t.Fatal("removing a link touched its target")
+	}
+	// A link leading out is removed as a link; its target stays.
+	s.ok("remove_file", map[string]any{"path": "outlink"})
+	if readDisk(t, filepath.Join(s.dir, "out", "secret")) != "the secret outside" {
+		t.Fatal("the target outside changed")
+	}
+	s.fails("remove_file", map[string]any{"path": "f"}, "does not exist", "target")
+	s.fails("remove_file", map[string]any{"path": "d"}, "directory")
+	s.fails("remove_file", map[string]any{"path": "../out/secret"}, "outside")
+	if readDisk(t, filepath.Join(s.dir, "out", "secret")) != "the secret outside" {
+		t.Fatal("removed outside")
+	}
+}
+
+func TestMoveFile(t *testing.T) {
+	s := start(t, startOpts{})
+	mustWrite(t, filepath.Join(s.ws, "a.txt"), "A")
+	mustWrite(t, filepath.Join(s.ws, "b.txt"), "B")
+	os.MkdirAll(filepath.Join(s.ws, "dir/sub"), 0o755)
+
+	got := s.ok("move_file", map[string]any{"source": "a.txt", "destination": "dir/c.txt"})
+	if !strings.Contains(got, filepath.Join(s.ws, "dir/c.txt")) {
+		t.Errorf("move_file said %q", got)
+	}
+	if readDisk(t, filepath.Join(s.ws, "dir/c.txt")) != "A" {
+		t.Fatal("not moved")
+	}
+	// Across roots.
+	s.ok("move_file", map[string]any{"source": "dir/c.txt", "destination": filepath.Join(s.ws2, "c.txt")})
+	if readDisk(t, filepath.Join(s.ws2, "c.txt")) != "A" {
+		t.Fatal("not moved across roots")
+	}
+	// A directory.
+	s.ok("move_file", map[string]any{"source": "dir", "destination": "dir2"})
+	if fi, err := os.Stat(filepath.Join(s.ws, "dir2/sub")); err != nil || !fi.IsDir() {
+		t.Fatal("directory not moved")
+	}
+	s.fails("move_file", map[string]any{"source": "b.txt", "destination": "dir2"}, "exists", "never replaces")
+	mustWrite(t, filepath.Join(s.ws, "c.txt"), "C")
+	s.fails("move_file", map[string]any{"source": "b.txt", "destination": "c.txt"}, "exists")
+	if readDisk(t, filepath.Join(s.ws, "c.txt")) != "C" || readDisk(t, filepath.Join(s.ws, "b.txt")) != "B" {
+		t.Fatal("a refused move changed a file")
+	}
+	s.fails("move_file", map[string]any{"source": "dir2", "destination": "dir2/sub/x"}, "into itself")
+	s.fails("move_file", map[string]any{"source": "nope", "destination": "x"}, "does not exist")
+	s.fails("move_file", map[string]any{"source": "b.txt", "destination": "nodir/x"}, "does not exist")
+	s.fails("move_file", map[string]any{"source": ".", "destination": "x"}, "cannot be moved")
+	// Out of the jail, either end: refused, nothing moved.
+	s.fails("move_file", map[string]any{"source": "b.txt", "destination": "../out/b.txt"}, "outside", s.ws)
+	s.fails("move_file", map[string]any{"source": "../out/secret", "destination": "stolen"}, "outside")
+	if readDisk(t, filepath.Join(s.ws, "b.txt")) != "B" || readDisk(t, filepath.Join(s.dir, "out/secret")) != "the secret outside" {
+		t.Fatal("an escaping move moved something")
+	}
+	for _, p := range []string{filepath.Join(s.dir, "out/b.txt"), filepath.Join(s.ws, "stolen")} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Fatalf("%s exists", p)
+		}
+	}
+}
+
+func TestStat(t *testing.T) {
+	s := start(t, startOpts{})
+	mustWrite(t, filepath.Join(s.ws, "f"), "12345")
+	res, err := s.callRaw("stat", map[string]any{"path": "f"})
+	if err != nil || res.IsError {
+		t.Fatalf("stat: %v %s", err, resultText(res))
+	}
+	var fi mcpserver.FileInfo
+	structured(t, res, &fi)
+	if fi.Path != filepath.Join(s.ws, "f") || fi.Size != 5 || fi.IsDir || fi.Mode != "-rw-r--r--" || fi.ModTime == "" {
+		t.Errorf("stat = %+v", fi)
+	}
+	if !strings.Contains(resultText(res), "file, 5 bytes") {
+		t.Errorf("stat text %q", resultText(res))
+	}
+	res, _ = s.callRaw("stat", map[string]any{"path": "."})
+	structured(t, res, &fi)
+	if !fi.IsDir || fi.Path != s.ws {
+		t.Errorf("stat . = %+v", fi)
+	}
+	s.fails("stat", map[string]any{"path": "g"}, "does not exist", "f")
+	s.fails("stat", map[string]any{"path": "../out/secret"}, "outside")
+}
+
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	cmd := exec.Command("git", "init", "-q", dir)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+}
+
+func TestListDirectory(t *testing.T) {
+	s := start(t, startOpts{})
+	gitInit(t, s.ws)
+	mustWrite(t, filepath.Join(s.ws, ".gitignore"), "ignored.log\n")
+	mustWrite(t, filepath.Join(s.ws, "ignored.log"), "x")
+	mustWrite(t, filepath.Join(s.ws, "a"), "x")
+	mustWrite(t, filepath.Join(s.ws, "sub/b"), "x")
+	got := s.ok("list_directory", map[string]any{"path": "."})
+	want := ".gitignore\na\nignored.log\nsub/\n"
+	if got != want {
+		t.Errorf("list_directory . = %q, want %q", got, want)
+	}
+	if got := s.ok("list_directory", map[string]any{"path": "sub"}); got != "b\n" {
+		t.Errorf("list_directory sub = %q", got)
+	}
+	os.Mkdir(filepath.Join(s.ws, "empty"), 0o755)
+	if got := s.ok("list_directory", map[string]any{"path": "empty"}); !strings.Contains(got, "is empty") {
+		t.Errorf("list_directory empty = %q", got)
+	}
+	s.fails("list_directory", map[string]any{"path": "a"}, "not a directory")
+	s.fails("list_directory", map[string]any{"path": "nope"}, "does not exist")
+	txt := s.fails("list_directory", map[string]any{"path": "../out"}, "outside")
+	if strings.Contains(txt, "secret") {
+		t.Fatal("listed outside")
+	}
+}
+
+func TestWalk(t *testing.T) {
+	s := start(t, startOpts{})
+	gitInit(t, s.ws)
+	mustWrite(t, filepath.Join(s.ws, ".gitignore"), "*.log\nbuild/\n")
+	for _, f := range []string{"a.go", "x.log", "build/out", "src/b.go", "src/deep/c.go", ".hidden"} {
+		mustWrite(t, filepath.Join(s.ws, f), "x")
+	}
+	got := s.ok("walk", map[string]any{})
+	if want := "a.go\nsrc/\nsrc/b.go\nsrc/deep/\nsrc/deep/c.go\n"; got != want {
+		t.Errorf("walk = %q, want %q", got, want)
+	}
+	got = s.ok("walk", map[string]any{"path": "src", "maxDepth": 1})
+	if want := "b.go\ndeep/\n"; got != want {
+		t.Errorf("walk src depth 1 = %q, want %q", got, want)
+	}
+	got = s.ok("walk", map[string]any{"hidden": true, "noIgnore": true})
+	for _, w := range []string{".gitignore\n", ".hidden\n", "x.log\n", "build/out\n"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("walk hidden noIgnore lacks %q: %q", w, got)
+		}
+	}
+	if strings.Contains(got, ".git/") {
+		t.Errorf(".git listed: %q", got)
+	}
+	got = s.ok("walk", map[string]any{"maxEntries": 2})
+	if lines := strings.Split(strings.TrimSpace(got), "\n"); len(lines) != 3 || !strings.Contains(lines[2], "cut at 2") {
+		t.Errorf("walk maxEntries 2 = %q", got)
+	}
+	s.fails("walk", map[string]any{"path": "nope"}, "does not exist")
+	s.fails("walk", map[string]any{"maxDepth": -1}, "negative")
+	txt := s.fails("walk", map[string]any{"path": ".."}, "outside")
+	if strings.Contains(txt, "secret") {
+		t.Fatal("walked outside")
+	}
+}
+
+func TestCheckIgnore(t *testing.T) {
+	s := start(t, startOpts{})
+	gitInit(t, s.ws)
+	mustWrite(t, filepath.Join(s.ws, ".gitignore"), "*.log\nbuild/\n")
+	got := s.ok("check_ignore", map[string]any{"paths": []string{"a.log", "a.go", "build/", "build/x", "../out/secret"}})
+	for _, w := range []string{"a.log: ignored\n", "a.go: not ignored\n", "build/: ignored\n", "build/x: ignored\n", "../out/secret: error: ../out/secret is outside"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("check_ignore lacks %q: %q", w, got)
+		}
+	}
+	s.fails("check_ignore", map[string]any{"paths": []string{"../x"}}, "outside")
+	s.fails("check_ignore", map[string]any{"paths": []string{}}, "empty")
+}
+
+func TestListRoots(t *testing.T) {
+	s := start(t, startOpts{})
+	res, err := s.callRaw("list_roots", nil)
+	if err != nil || res.IsError {
+		t.Fatal(err, resultText(res))
+	}
+	var out mcpserver.RootsOut
+	structured(t, res, &out)
+	if !slices.Equal(out.Roots, []string{s.ws, s.ws2}) {
+		t.Errorf("roots = %v", out.Roots)
+	}
+	if !strings.Contains(resultText(res), s.ws+" (workspace root)") {
+		t.Errorf("list_roots text %q", resultText(res))
+	}
+}
+
+func TestExec(t *testing.T) {
+	s := start(t, startOpts{args: []string{"--allow-exec"}})
+	os.Mkdir(filepath.Join(s.ws, "sub"), 0o755)
+	res, err := s.callRaw("exec", map[string]any{"command": "pwd; echo err >&2; exit 3", "cwd": "sub"})
+	if err != nil || res.IsError {
+		t.Fatal(err, resultText(res))
+	}
+	var out mcpserver.ExecOut
+	structured(t, res, &out)
+	if out.ExitCode != 3 || out.Stdout != filepath.Join(s.ws, "sub")+"\n" || out.Stderr != "err\n" {
+		t.Errorf("exec = %+v", out)
+	}
+	if txt := resultText(res); !strings.HasPrefix(txt, "exit code 3") || !strings.Contains(txt, "--- stderr\nerr\n") {
+		t.Errorf("exec text %q", txt)
+	}
+	structuredCall := func(name string, args map[string]any) mcpserver.ExecOut {
+		res, err := s.callRaw(name, args)
+		if err != nil || res.IsError {
+			t.Fatal(err, resultText(res))
+		}
+		var out mcpserver.ExecOut
+		structured(t, res, &out)
+		return out
+	}
+	if out := structuredCall("exec", map[string]any{"command": "sleep 5", "timeoutMs": 200}); !out.TimedOut {
+		t.Errorf("timeout: %+v", out)
+	}
+	if out := structuredCall("run_capture", map[string]any{"program": "printf", "args": []string{"%s|", "a b", "*"}}); out.Stdout != "a b|*|" {
+		t.Errorf("run_capture = %+v", out)
+	}
+	s.fails("run_capture", map[string]any{"program": "no-such-program-xyz"}, "not found")
+	s.fails("exec", map[string]any{"command": "touch x", "cwd": "../out"}, "not started", "outside")
+	s.fails("exec", map[string]any{"command": "true", "cwd": "nope"}, "not started", "does not exist")
+	s.fails("exec", map[string]any{"command": " "}, "empty")
+	s.fails("run_capture", map[string]any{"program": "true", "cwd": "/"}, "outside")
+	if _, err := os.Stat(filepath.Join(s.dir, "out", "x")); err == nil {
+		t.Fatal("exec ran outside")
+	}
+}
+
+func TestSendUserFile(t *testing.T) {
+	s := start(t, startOpts{})
+	mustWrite(t, filepath.Join(s.ws2, "report.txt"), "report")
+	mustWrite(t, filepath.Join(s.ws, "local.txt"), "local")
+	res, err := s.callRaw("send_user_file", map[string]any{"files": []string{filepath.Join(s.ws2, "report.txt"), "local.txt"}})
+	if err != nil || res.IsError {
+		t.Fatal(err, resultText(res))
+	}
+	var out mcpserver.SendOut
+	structured(t, res, &out)
+	if out.Staged != 1 || out.Kept != 0 || out.BytesStaged != 6 || len(out.Files) != 2 {
+		t.Fatalf("send_user_file = %+v", out)
+	}
+	if !strings.HasPrefix(out.Files[0], filepath.Join(s.ws, ".agent-harness", "outbox")+"/") || readDisk(t, out.Files[0]) != "report" {
+		t.Errorf("staged copy %q", out.Files[0])
+	}
+	if out.Files[1] != filepath.Join(s.ws, "local.txt") {
+		t.Errorf("inside file became %q", out.Files[1])
+	}
+	// Outside the roots: refused before anything is copied.
+	s.fails("send_user_file", map[string]any{"files": []string{filepath.Join(s.dir, "out", "secret")}}, "outside")
+	s.fails("send_user_file", map[string]any{"files": []string{"~/.ssh/id_rsa"}}, "outside")
+	s.fails("send_user_file", map[string]any{"files": []string{"nope"}}, "does not exist")
+	s.fails("send_user_file", map[string]any{"files": []string{"."}}, "directory")
+	s.fails("send_user_file", map[string]any{"files": []string{}}, "empty")
+	filepath.Walk(filepath.Join(s.ws, ".agent-harness"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() && readDisk(t, p) == "the secret outside" {
+			t.Errorf("a file from outside was staged: %s", p)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,227 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/host/walk"
+)
+
+const (
+	// DefaultWalkEntries is how many entries walk returns when the call
+	// sets no limit: about 100 KB of paths, a large share of a model's
+	// context already, and a tree bigger than that is better narrowed by
+	// path or depth than read whole.
+	DefaultWalkEntries = 2000
+	// MaxWalkEntries is the most entries one walk call returns, whatever it
+	// asks for.
+	MaxWalkEntries = 50000
+	// maxListEntries bounds list_directory the same way for one directory.
+	maxListEntries = 5000
+	// maxCheckIgnore is how many paths one check_ignore call takes.
+	maxCheckIgnore = 1000
+)
+
+type listDirIn struct {
+	Path string `json:"path" jsonschema:"the directory to list; absolute, or relative to the workspace root"`
+}
+
+type walkIn struct {
+	Path       string `json:"path,omitempty" jsonschema:"the directory to walk (default: the workspace root)"`
+	MaxDepth   int    `json:"maxDepth,omitempty" jsonschema:"how deep to go: 1 lists only the directory's children; 0 or absent is unlimited"`
+	MaxEntries int    `json:"maxEntries,omitempty" jsonschema:"the most entries to return (default 2000, at most 50000)"`
+	Hidden     bool   `json:"hidden,omitempty" jsonschema:"include names starting with a dot (.git itself is never listed)"`
+	NoIgnore   bool   `json:"noIgnore,omitempty" jsonschema:"do not apply .gitignore, .git/info/exclude or the global excludes file"`
+}
+
+type checkIgnoreIn struct {
+	Paths []string `json:"paths" jsonschema:"the paths to check; they need not exist (end one with / to ask about a directory)"`
+}
+
+// RootsOut is the structured output of list_roots.
+type RootsOut struct {
+	Roots []string `json:"roots" jsonschema:"canonical absolute roots; the first is the workspace root"`
+}
+
+func (s *Server) addWalkTools() {
+	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	addTool(s, &mcp.Tool{
+		Name: "list_directory",
+		Description: "List the entries of one directory, each on its own line, directories with a trailing /. " +
+			"Every entry is shown, hidden and git-ignored ones included (use walk for a git-aware listing of a tree).",
+		Annotations: ro,
+	}, s.listDirectory)
+	addTool(s, &mcp.Tool{
+		Name: "walk",
+		Description: "List the files under a directory the way git sees them (like rg --files): paths relative to the walked directory, " +
+			"one per line, directories with a trailing /. Files ignored by .gitignore, .git/info/exclude or the global excludes file " +
+			"are left out and ignored directories are not entered; dot-files only with hidden. Limit the output with maxDepth and maxEntries.",
+		Annotations: ro,
+	}, s.walk)
+	addTool(s, &mcp.Tool{
+		Name: "check_ignore",
+		Description: "Tell which of the given paths git would ignore (like git check-ignore): " +
+			"one line per path, \"ignored\" or \"not ignored\". Paths need not exist.",
+		Annotations: ro,
+	}, s.checkIgnore)
+	addTool(s, &mcp.Tool{
+		Name:        "list_roots",
+		Description: "List the directories this server may touch: the workspace root first, then every other root. Every path a tool takes must lie inside one of them.",
+		Annotations: ro,
+	}, s.listRoots)
+}
+
+// listNames returns the names in dir, directories with a trailing slash,
+// sorted; every entry, hidden and ignored ones included.
+func (s *Server) listNames(ctx context.Context, dir string) ([]string, error) {
+	ents, err := s.h.Walk(ctx, "", dir, host.WalkOptions{Hidden: true, NoIgnore: true, MaxDepth: 1, MaxEntries: maxListEntries + 1})
+	if err != nil && !isPartial(err) {
+		return nil, err
+	}
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		if e.Depth != 1 {
+			continue
+		}
+		n := filepath.Base(e.Path)
+		if e.IsDir {
+			n += "/"
+		}
+		names = append(names, n)
+	}
+	return names, err
+}
+
+func isPartial(err error) bool {
+	var pe *walk.PartialError
+	return errors.As(err, &pe)
+}
+
+func (s *Server) listDirectory(ctx context.Context, in listDirIn) (*mcp.CallToolResult, any, error) {
+	st, err := s.h.Stat(ctx, "", in.Path)
+	if err != nil {
+		return nil, nil, s.explain(ctx, in.Path, err)
+	}
+	if !st.IsDir {
+		return nil, nil, fmt.Errorf("%s is a file, not a directory: use read_file or stat", quote(in.Path))
+	}
+	names, err := s.listNames(ctx, st.Path)
+	if err != nil && !isPartial(err) {
+		return nil, nil, s.explain(ctx, in.Path, err)
+	}
+	var b strings.Builder
+	if len(names) == 0 {
+		fmt.Fprintf(&b, "%s is empty\n", st.Path)
+	}
+	cut := len(names) > maxListEntries
+	if cut {
+		names = names[:maxListEntries]
+	}
+	for _, n := range names {
+		b.WriteString(n)
+		b.WriteByte('\n')
+	}
+	if cut {
+		fmt.Fprintf(&b, "... (listing cut at %d entries: use walk with maxDepth 1 and maxEntries to page through it)\n", maxListEntries)
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "(some entries could not be read: %v)\n", err)
+	}
+	return text(b.String()), nil, nil
+}
+
+func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, any, error) {
+	path := in.Path
+	if path == "" {
+		path = "."
+	}
+	if in.MaxDepth < 0 || in.MaxEntries < 0 {
+		return nil, nil, errors.New("maxDepth and maxEntries must not be negative")
+	}
+	limit := in.MaxEntries
+	if limit == 0 {
+		limit = DefaultWalkEntries
+	}
+	limit = min(limit, MaxWalkEntries)
+	top, err := s.h.ResolveInJail(ctx, "", path)
+	if err != nil {
+		return nil, nil, s.explain(ctx, path, err)
+	}
+	ents, err := s.h.Walk(ctx, "", top, host.WalkOptions{
+		Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxDepth: in.MaxDepth, MaxEntries: limit + 1,
+	})
+	if err != nil && !isPartial(err) {
+		return nil, nil, s.explain(ctx, path, err)
+	}
+	cut := len(ents) > limit
+	if cut {
+		ents = ents[:limit]
+	}
+	var b strings.Builder
+	for _, e := range ents {
+		rel, rerr := filepath.Rel(top, e.Path)
+		if rerr != nil || e.Depth == 0 {
+			rel = e.Path
+		}
+		b.WriteString(filepath.ToSlash(rel))
+		if e.IsDir {
+			b.WriteByte('/')
+		}
+		b.WriteByte('\n')
+	}
+	if len(ents) == 0 {
+		fmt.Fprintf(&b, "(nothing under %s)\n", top)
+	}
+	if cut {
+		fmt.Fprintf(&b, "... (cut at %d entries: narrow the path, lower maxDepth or raise maxEntries)\n", limit)
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "(some directories could not be read: %v)\n", err)
+	}
+	return text(b.String()), nil, nil
+}
+
+func (s *Server) checkIgnore(ctx context.Context, in checkIgnoreIn) (*mcp.CallToolResult, any, error) {
+	if len(in.Paths) == 0 {
+		return nil, nil, errors.New("paths is empty: give at least one path")
+	}
+	if len(in.Paths) > maxCheckIgnore {
+		return nil, nil, fmt.Errorf("%d paths is more than the %d one call may check: split the list", len(in.Paths), maxCheckIgnore)
+	}
+	var b strings.Builder
+	failed := 0
+	for _, p := range in.Paths {
+		ign, err := s.h.IsPathIgnored(ctx, "", p)
+		switch {
+		case err != nil:
+			failed++
+			fmt.Fprintf(&b, "%s: error: %v\n", p, s.explain(ctx, p, err))
+		case ign:
+			fmt.Fprintf(&b, "%s: ignored\n", p)
+		default:
+			fmt.Fprintf(&b, "%s: not ignored\n", p)
+		}
+	}
+	res := text(b.String())
+	res.IsError = failed == len(in.Paths)
+	return res, nil, nil
+}
+
+func (s *Server) listRoots(ctx context.Context, _ struct{}) (*mcp.CallToolResult, RootsOut, error) {
+	roots := s.h.Roots()
+	var b strings.Builder
+	for i, r := range roots {
+		b.WriteString(r)
+		if i == 0 {
+			b.WriteString(" (workspace root)")
+		}
+		b.WriteByte('\n')
+	}
+	return text(b.String()), RootsOut{Roots: roots}, nil
+}
