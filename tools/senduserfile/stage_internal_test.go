@@ -1,0 +1,179 @@
+//go:build linux
+
+package senduserfile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/host/jail"
+	"github.com/agenthost/agenthost/invalidation"
+	"github.com/agenthost/agenthost/tools"
+	"go.uber.org/goleak"
+)
+
+// world is a working directory with a Host on it and a file outside.
+func world(t *testing.T) (h *host.Host, cwd, src string) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd = filepath.Join(root, "ws")
+	src = filepath.Join(root, "outside.txt")
+	os.Mkdir(cwd, 0o755)
+	if err := os.WriteFile(src, []byte("outside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err = host.New(host.Config{WorkspaceRoot: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h, cwd, src
+}
+
+// TestLinkSwappedInAfterSetup: the outbox was checked, then .agent-harness
+// became a link to a look-alike inside the working directory. The walk to
+// the digest folder follows it (it stays inside the jail), and the
+// canonical-path check must refuse it.
+func TestLinkSwappedInAfterSetup(t *testing.T) {
+	h, cwd, src := world(t)
+	s := &stager{ctx: context.Background(), j: h.Jail(), cwd: cwd, real: cwd, left: DefaultMaxBytes}
+	if err := s.ensureOutbox(); err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(cwd, "moved")
+	if err := os.Rename(filepath.Join(cwd, ".agent-harness"), moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("moved", filepath.Join(cwd, ".agent-harness")); err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err := s.stage(src)
+	if !errors.Is(err, ErrSymlink) {
+		t.Fatalf("stage through a swapped-in link: %v, want ErrSymlink", err)
+	}
+	if names, _ := os.ReadDir(filepath.Join(moved, "outbox")); len(names) != 1 {
+		t.Errorf("written through the link: %v", names)
+	}
+}
+
+// TestTornCopy: a source that changed between the stat and the end of the
+// copy is reported torn, and no file is left.
+func TestTornCopy(t *testing.T) {
+	h, cwd, src := world(t)
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before, _ := f.Stat()
+	for _, change := range []func(){
+		func() { os.WriteFile(src, []byte("outside, longer"), 0o644) }, // size
+		func() { os.WriteFile(src, []byte("OUTSIDE"), 0o644) },         // same size: mtime and ctime
+		func() { os.Chmod(src, 0o600) },                                // ctime alone
+	} {
+		os.WriteFile(src, []byte("outside"), 0o644)
+		before, _ = f.Stat()
+		change()
+		err := h.Jail().Do(cwd, "copy.txt", false, func(l *jail.Location) error {
+			f.Seek(0, 0)
+			_, torn, err := copyInto(l.Dir, l.Name, f, before)
+			if err == nil && !torn {
+				t.Errorf("a changed source was not seen")
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if names, _ := os.ReadDir(cwd); len(names) != 0 {
+			t.Errorf("left behind: %v", names)
+		}
+	}
+}
+
+// TestStageFigures: the Result of Stage, and the paths it reports written.
+func TestStageFigures(t *testing.T) {
+	h, cwd, src := world(t)
+	res := Stage(context.Background(), h, cwd, []string{src, "", filepath.Join(cwd, "x")}, Options{})
+	if res.Staged != 1 || res.Kept != 0 || res.BytesStaged != 7 || res.Files[0].Status != Staged || res.Files[1].Status != Untouched {
+		t.Fatalf("%+v", res)
+	}
+	copyPath := res.Files[0].Path
+	outbox := filepath.Join(cwd, OutboxDir)
+	want := []string{filepath.Join(cwd, ".agent-harness"), outbox, filepath.Join(outbox, ".gitignore"), filepath.Dir(copyPath), copyPath}
+	if !slices.Equal(res.Written, want) {
+		t.Errorf("Written %v\nwant %v", res.Written, want)
+	}
+	again := Stage(context.Background(), h, cwd, []string{src}, Options{})
+	if again.Files[0].Status != Reused || again.BytesStaged != 0 || !slices.Equal(again.Written, []string{filepath.Dir(copyPath)}) {
+		t.Errorf("%+v", again)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if r := Stage(ctx, h, cwd, []string{src}, Options{}); r.Files[0].Status != Kept || !errors.Is(r.Files[0].Err, ErrDeadline) {
+		t.Errorf("cancelled: %+v", r)
+	}
+	if r := Stage(context.Background(), h, cwd, []string{src}, Options{MaxBytes: -1}); !errors.Is(r.Files[0].Err, ErrBudget) {
+		t.Errorf("no budget: %+v", r)
+	}
+}
+
+// TestToolPublishes: the tool, run by an Invoker, publishes a confirmed
+// content and tree notice of what it wrote.
+func TestToolPublishes(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	h, cwd, src := world(t)
+	pub := &invalidation.Publisher{}
+	var mu sync.Mutex
+	var got []invalidation.Notice
+	if _, err := pub.Subscribe(invalidation.SinkFunc(func(n invalidation.Notice) {
+		mu.Lock()
+		got = append(got, n)
+		mu.Unlock()
+	})); err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close(context.Background())
+	iv := &tools.Invoker{Host: h, Publisher: pub}
+	input, _ := json.Marshal(map[string]any{"files": []any{src, 3}, "caption": "c"})
+	res, err := iv.Invoke(context.Background(), &Tool{}, tools.Call{Input: input, Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Output
+	if err := json.Unmarshal(res.Output, &out); err != nil {
+		t.Fatal(err)
+	}
+	var files []any
+	json.Unmarshal(out.Files, &files)
+	if out.Staged != 1 || len(files) != 2 || files[1] != float64(3) || !strings.HasPrefix(files[0].(string), filepath.Join(cwd, OutboxDir)+"/") {
+		t.Fatalf("output %s", res.Output)
+	}
+	if err := pub.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 {
+		t.Fatalf("notices %+v", got)
+	}
+	n := got[0]
+	if !n.Confirmed || n.All || !n.Scope.Has(invalidation.ScopeContent|invalidation.ScopeTree) || !n.Covers(invalidation.ScopeContent, files[0].(string)) {
+		t.Errorf("notice %+v", n)
+	}
+
+	if _, err := iv.Invoke(context.Background(), &Tool{}, tools.Call{Input: json.RawMessage(`{"files": "x"}`), Cwd: cwd}); !errors.Is(err, ErrInput) {
+		t.Errorf("bad input: %v", err)
+	}
+}
