@@ -12,10 +12,10 @@ import (
 )
 
 // DefaultQueueLen is a subscriber's queue length when Publisher.QueueLen is 0.
-// A tool invocation publishes at most one notice (plus rare late ones), and an
-// agent runs a handful of tools at once, so 256 notices is minutes of work for
-// a subscriber that is merely slow; past it the queue is merged, not dropped,
-// so the number bounds memory (256 notices and their paths), not correctness.
+// A tool invocation publishes one notice (and rarely a late one), and an agent
+// runs a handful of tools at once, so a subscriber that keeps up at all never
+// has 256 notices waiting; past that the queue is merged, not dropped, so the
+// number bounds memory (256 notices and their paths), not correctness.
 const DefaultQueueLen = 256
 
 // ErrClosed is returned by Subscribe on a closed Publisher.
@@ -265,6 +265,9 @@ type subscriber struct {
 // that notice until run takes the queue.
 func (s *subscriber) push(n *Notice) {
 	s.mu.Lock()
+	// run waits for a wake only after it saw the queue empty under s.mu, so
+	// only a push onto an empty queue needs to wake it.
+	wake := len(s.queue) == 0
 	switch {
 	case s.stopping:
 	case s.merging:
@@ -283,7 +286,9 @@ func (s *subscriber) push(n *Notice) {
 		s.queue = append(s.queue, *n)
 	}
 	s.mu.Unlock()
-	s.signal()
+	if wake {
+		s.signal()
+	}
 }
 
 func (s *subscriber) signal() {
