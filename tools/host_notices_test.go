@@ -205,3 +205,52 @@ func TestPropertyHostWritesAreCovered(t *testing.T) {
 		t.Fatalf("fast subscriber got %d notices, want 150", len(ns))
 	}
 }
+
+// TestBlockedSubscriberDoesNotHoldTools: with a subscriber blocked in Notify,
+// Invoke goes on (each call returns without waiting for it), and once it is
+// released it receives notices covering every file written meanwhile.
+func TestBlockedSubscriberDoesNotHoldTools(t *testing.T) {
+	e := newEnv(t)
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	var once sync.Once
+	blocked := &recorder{}
+	if _, err := e.pub.Subscribe(invalidation.SinkFunc(func(n invalidation.Notice) {
+		once.Do(func() { close(entered) })
+		<-release
+		blocked.Notify(n)
+	}), invalidation.WithQueueLen(4)); err != nil {
+		t.Fatal(err)
+	}
+	iv := e.invoker(tools.Hook{Event: tools.PostToolUse, Command: "true", Writes: tools.WritesToolPaths})
+	var slowest time.Duration
+	for i := range 40 {
+		t0 := time.Now()
+		if _, err := iv.Invoke(context.Background(), writeTool{}, tools.Call{Input: input(fmt.Sprintf("f%d.txt", i), "x")}); err != nil {
+			t.Fatal(err)
+		}
+		slowest = max(slowest, time.Since(t0))
+		if i == 0 {
+			<-entered
+		}
+	}
+	// A blocking publisher would never get here; the bound only catches that.
+	if slowest > 5*time.Second {
+		t.Fatalf("slowest Invoke %v", slowest)
+	}
+	close(release)
+	e.notices() // flushes every subscriber, the released one included
+	blocked.mu.Lock()
+	got := slices.Clone(blocked.got)
+	blocked.mu.Unlock()
+	if len(got) > 2*4+1 {
+		t.Fatalf("the blocked subscriber got %d notices; its queue was not bounded", len(got))
+	}
+	for i := range 40 {
+		p := e.path(fmt.Sprintf("f%d.txt", i))
+		if !slices.ContainsFunc(got, func(n invalidation.Notice) bool { return n.Covers(invalidation.ScopeContent, p) }) {
+			t.Fatalf("%s not covered after the subscriber unblocked", p)
+		}
+	}
+	t.Logf("slowest Invoke with a blocked subscriber: %v; it then got %d notices", slowest, len(got))
+}
