@@ -22,7 +22,7 @@ const (
 	testKillGrace  = 300 * time.Millisecond
 	testDrainGrace = 150 * time.Millisecond
 	// slack absorbs scheduling on a loaded machine and the race detector.
-	slack = 1500 * time.Millisecond
+	slack = 2 * time.Second
 )
 
 func testRunner() *Runner {

@@ -31,34 +31,49 @@ func watch(cmd *osexec.Cmd) *leader {
 	if usePidfd {
 		if fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK); err == nil {
 			f := os.NewFile(uintptr(fd), "pidfd")
-			if rc, err := f.SyscallConn(); err == nil {
-				go func() {
-					defer close(l.exited)
-					defer f.Close()
-					rc.Read(func(fd uintptr) bool {
-						var info unix.Siginfo
-						err := unix.Waitid(unix.P_PIDFD, int(fd), &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
-						// Linux zeroes si_signo when nothing is waitable yet.
-						return err != nil || info.Signo != 0
-					})
-				}()
-				return l
-			}
-			f.Close()
+			go func() {
+				defer close(l.exited)
+				if err := pollPidfd(f); err != nil {
+					blockingWait(pid) // the pidfd is not pollable here
+				}
+			}()
+			return l
 		}
 	}
 	go func() {
 		defer close(l.exited)
-		var info unix.Siginfo
-		for {
-			err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-			if err != unix.EINTR {
-				// nil, or ECHILD if it was reaped already: gone either way.
-				return
-			}
-		}
+		blockingWait(pid)
 	}()
 	return l
+}
+
+// pollPidfd returns once the process of the pidfd f has exited, without
+// reaping it, and closes f. An error means f could not be polled and
+// nothing is known of the process.
+func pollPidfd(f *os.File) error {
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	return rc.Read(func(fd uintptr) bool {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PIDFD, int(fd), &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+		// Linux zeroes si_signo when nothing is waitable yet; an error
+		// (ECHILD) means there is nothing left to wait for.
+		return err != nil || info.Signo != 0
+	})
+}
+
+// blockingWait returns once process pid has exited, without reaping it.
+func blockingWait(pid int) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return // nil, or ECHILD if it was reaped already: gone either way
+		}
+	}
 }
 
 // reap collects the exited leader's status; call it after exited closed.
