@@ -475,18 +475,22 @@ func TestShellStatus(t *testing.T) {
 	}
 }
 
-// TestWaitidFallback runs the kill paths with the leader watched by a
-// goroutine blocked in waitid, as on kernels without pidfd_open.
-func TestWaitidFallback(t *testing.T) {
+// TestWatchedRuns runs the main cases again through runWatched, the
+// goroutine supervisor used where pidfd_open is missing (and outside
+// Linux), with the leader watched by a goroutine blocked in waitid.
+func TestWatchedRuns(t *testing.T) {
 	usePidfd = false
 	defer func() { usePidfd = true }()
-	r := testRunner()
-	out, took := execOK(t, r, context.Background(), Request{Command: "sleep 30 & echo hi; exit 3"})
-	if out.Stdout != "hi\n" || out.ExitCode != 3 || took > testDrainGrace+slack {
-		t.Fatalf("got %+v after %v", out, took)
-	}
-	out, _ = execOK(t, r, context.Background(), Request{Command: "trap '' TERM; sleep 30; :", Timeout: 200 * time.Millisecond})
-	if !out.TimedOut || out.Signal != "SIGKILL" {
-		t.Fatalf("got %+v", out)
+	for name, test := range map[string]func(*testing.T){
+		"basics":     TestExecBasics,
+		"combined":   TestExecCombinedKeepsOrder,
+		"background": TestBackgroundJobDoesNotHoldExec,
+		"term trap":  TestTimeoutKillsTermTrappingTree,
+		"cancel":     TestCancellation,
+		"escapee":    TestSetsidEscapeeCannotHoldExec,
+		"rune cut":   TestOutputCutOnRuneBoundary,
+		"concurrent": TestConcurrentRuns,
+	} {
+		t.Run(name, test)
 	}
 }

@@ -72,27 +72,46 @@ func (s *stream) render(limit int) (string, bool) {
 // run starts s and supervises it to the end; see the package
 // documentation for the sequence of drain, signals and deadlines.
 func (r *Runner) run(ctx context.Context, s spec) (Output, error) {
+	cmd, err := prepare(ctx, s)
+	if err != nil {
+		return Output{}, err
+	}
+	if out, handled, err := r.runPolled(ctx, cmd, s); handled {
+		return out, err
+	}
+	return r.runWatched(ctx, cmd, s)
+}
+
+// prepare checks what can be checked before a start and builds the
+// command, without its standard output and error.
+func prepare(ctx context.Context, s spec) (*osexec.Cmd, error) {
 	if err := ctx.Err(); err != nil {
-		return Output{}, fmt.Errorf("exec: not started: %w", err)
+		return nil, fmt.Errorf("exec: not started: %w", err)
 	}
 	if s.cwd != "" {
 		fi, err := os.Stat(s.cwd)
 		if err != nil {
-			return Output{}, fmt.Errorf("exec: working directory: %w", err)
+			return nil, fmt.Errorf("exec: working directory: %w", err)
 		}
 		if !fi.IsDir() {
-			return Output{}, fmt.Errorf("exec: working directory: %w",
+			return nil, fmt.Errorf("exec: working directory: %w",
 				&fs.PathError{Op: "chdir", Path: s.cwd, Err: syscall.ENOTDIR})
 		}
 	}
 	cmd := osexec.Command(s.path, s.args...)
 	if cmd.Err != nil {
-		return Output{}, fmt.Errorf("exec: %w", cmd.Err)
+		return nil, fmt.Errorf("exec: %w", cmd.Err)
 	}
 	cmd.Dir = s.cwd
 	cmd.Env = append(append(os.Environ(), quietEnv...), s.env...)
 	setProcAttr(cmd)
+	return cmd, nil
+}
 
+// runWatched is the portable supervisor: a goroutine per pipe reading it,
+// one watching the leader, and this one reacting to them, the timeout and
+// the context.
+func (r *Runner) runWatched(ctx context.Context, cmd *osexec.Cmd, s spec) (Output, error) {
 	lim := r.limits
 	var streams []*stream
 	var writers []*os.File
@@ -180,13 +199,7 @@ func (r *Runner) run(ctx context.Context, s spec) (Output, error) {
 	}
 	out.Duration = time.Since(start)
 
-	if state != nil {
-		out.ExitCode = state.ExitCode()
-		if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			out.ExitCode = -1
-			out.Signal = signalName(ws.Signal())
-		}
-	}
+	setStatus(&out, state)
 	var t1, t2 bool
 	if s.combined {
 		out.Combined, t1 = streams[0].render(lim.MaxOutputBytes)
@@ -196,6 +209,18 @@ func (r *Runner) run(ctx context.Context, s spec) (Output, error) {
 	}
 	out.Truncated = t1 || t2
 	return out, nil
+}
+
+// setStatus fills out's ExitCode and Signal from the leader's state.
+func setStatus(out *Output, state *os.ProcessState) {
+	if state == nil {
+		return
+	}
+	out.ExitCode = state.ExitCode()
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		out.ExitCode = -1
+		out.Signal = signalName(ws.Signal())
+	}
 }
 
 // terminate asks the group to stop with SIGTERM and waits up to grace for
