@@ -20,7 +20,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -102,10 +101,7 @@ func run(argv []string, dir string, out *os.File) (wall, cpu time.Duration, rss 
 		return 0, 0, 0, err
 	}
 	cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = int64(ru.Maxrss) // KiB on Linux
-	}
-	return wall, cpu, rss, nil
+	return wall, cpu, peakRSS(cmd.ProcessState), nil
 }
 
 func median(d []time.Duration) time.Duration {
