@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-
 	"github.com/agenthost/agenthost/mcpserver"
 )
 
