@@ -40,13 +40,18 @@
 //
 // # Platforms
 //
-// Process groups, sessions and the group kill are Unix only. On Linux the
-// leader is left unreaped (a zombie) until its group has been killed, so
-// the group id cannot be reused by an unrelated process before the kill;
-// on other Unix systems the leader is reaped first and the kill happens
-// just after, with the tiny window for reuse that implies. On Windows and
-// other systems only the leader is killed, and a reader blocked on a pipe
-// held by a surviving process is abandoned after DrainGrace.
+// Process groups, sessions and the group kill are Unix only. On Linux
+// (5.3 or newer, for pidfd_open) the calling goroutine supervises a run
+// in one ppoll(2) loop over the leader's pidfd, the pipes and an eventfd
+// for the context, with no goroutine of its own; the leader stays
+// unreaped (a zombie) until its group has been killed, so the group id
+// cannot be reused by an unrelated process before the kill. Elsewhere,
+// and on older kernels, goroutines read the pipes and wait for the
+// leader (on Linux still without reaping it; on other Unix systems the
+// leader is reaped first and the kill follows at once, with the tiny
+// window for reuse that implies). On Windows and other systems only the
+// leader is killed, and a reader blocked on a pipe held by a surviving
+// process is abandoned after DrainGrace.
 package exec
 
 import (

@@ -101,8 +101,16 @@ func (r *Runner) runPolled(ctx context.Context, cmd *osexec.Cmd, s spec) (out Ou
 			}
 			return Output{}, true, fmt.Errorf("exec: pipe: %w", err)
 		}
-		// Only our end is non-blocking: the command gets an ordinary pipe.
-		unix.SetNonblock(p[0], true)
+		// Only our end is non-blocking: the command gets an ordinary
+		// pipe. (One F_SETFL: a fresh read end has no other status flag.)
+		if _, err := unix.FcntlInt(uintptr(p[0]), unix.F_SETFL, unix.O_NONBLOCK); err != nil {
+			unix.Close(p[0])
+			unix.Close(p[1])
+			for _, w := range writers {
+				w.Close()
+			}
+			return Output{}, true, fmt.Errorf("exec: pipe: %w", err)
+		}
 		pipes = append(pipes, polledPipe{fd: p[0], buf: newHeadTail(lim.MaxOutputBytes)})
 		writers = append(writers, os.NewFile(uintptr(p[1]), "|1"))
 	}
