@@ -117,7 +117,8 @@ func (s *Server) Publisher() *invalidation.Publisher { return s.pub }
 // Run serves one session on t until the client disconnects or ctx is done.
 // Notices of tool calls become resource updates for the session's
 // subscriptions while it runs. When Run returns, every goroutine the server
-// started has stopped, and a Publisher that New made has been closed.
+// started has stopped, and a Publisher that New made has been closed. Run
+// may be called once.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	cancelSink, err := s.pub.Subscribe(invalidation.SinkFunc(s.notify), invalidation.WithQueueLen(s.opts.QueueLen))
 	if err != nil {
