@@ -40,7 +40,27 @@ func BenchmarkEnd(b *testing.B) {
 	b.Run("no-subscriber", func(b *testing.B) {
 		// A Publisher nobody subscribed to: End alone is timed (Begin
 		// allocates the invocation and is done with the timer stopped).
+		benchEndOnly(b, &invalidation.Publisher{})
+	})
+	b.Run("blocked-subscriber", func(b *testing.B) {
+		// End alone, publishing to a subscriber blocked all along: the
+		// publisher's side of the cost (numbering, queueing, merging).
 		p := &invalidation.Publisher{}
+		release := make(chan struct{})
+		if _, err := p.Subscribe(invalidation.SinkFunc(func(invalidation.Notice) { <-release })); err != nil {
+			b.Fatal(err)
+		}
+		benchEndOnly(b, p)
+		close(release)
+		_ = p.Close(ctx)
+	})
+}
+
+// benchEndOnly times End alone: invocations are begun in batches with the
+// timer stopped.
+func benchEndOnly(b *testing.B, p *invalidation.Publisher) {
+	ctx := context.Background()
+	{
 		invs := make([]*invalidation.Invocation, 1024)
 		b.ReportAllocs()
 		b.StopTimer()
@@ -57,7 +77,7 @@ func BenchmarkEnd(b *testing.B) {
 			b.StopTimer()
 			done += len(batch)
 		}
-	})
+	}
 }
 
 // countSink counts notices and the changes they merge.
@@ -174,7 +194,7 @@ func BenchmarkBlockedRatio(b *testing.B) {
 				}
 				return time.Since(t0)
 			}
-			var healthyR, blockedR, blockedNs []float64
+			var healthyR, blockedR, blockedHealthyR, blockedNs []float64
 			var d [3]time.Duration
 			for i := 0; b.Loop(); i++ {
 				for j := range 3 {
@@ -183,6 +203,7 @@ func BenchmarkBlockedRatio(b *testing.B) {
 				}
 				healthyR = append(healthyR, float64(d[1])/float64(d[0]))
 				blockedR = append(blockedR, float64(d[2])/float64(d[0]))
+				blockedHealthyR = append(blockedHealthyR, float64(d[2])/float64(d[1]))
 				blockedNs = append(blockedNs, float64(d[2])/float64(k))
 			}
 			b.StopTimer()
@@ -195,6 +216,7 @@ func BenchmarkBlockedRatio(b *testing.B) {
 			b.ReportMetric(median(blockedNs), "ns/op")
 			b.ReportMetric(median(healthyR), "healthy/none")
 			b.ReportMetric(median(blockedR), "blocked/none")
+			b.ReportMetric(median(blockedHealthyR), "blocked/healthy")
 		})
 	}
 }
