@@ -90,7 +90,7 @@ type Result struct {
 	// stopReason, or Permit's error text.
 	Reason string
 	// RefusedBy is the command of the hook that refused the tool ("" when
-	// Permit did).
+	// Permit did, or when an "ask" went unanswered or was answered no).
 	RefusedBy string
 	// Feedback holds what PostToolUse hooks gave back about a tool that ran:
 	// the standard error of an exit code 2 and the reason of a "block"
