@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds agent-host and bench/hook/hookonly and measures the hook: start-up
+# on a one-file payload (new copy, reused copy) and a 64 MiB copy against
+# cp. Extra arguments go to the benchmark (-runs N, -copy-runs N,
+# -copy-mib N).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+go build -o "$dir/agent-host" ./cmd/agent-host
+go build -o "$dir/hookonly" ./bench/hook/hookonly
+go build -o "$dir/empty" ./bench/hook/empty
+go run ./bench/hook -bin "$dir/agent-host" -hookonly "$dir/hookonly" -empty "$dir/empty" "$@"
