@@ -64,6 +64,9 @@ func main() {
 	fmt.Printf("agent-host hook, whole process, median of %d runs (interleaved)\n", *runs)
 	small := filepath.Join(out, "report.md")
 	check(os.WriteFile(small, []byte("# a small report\n"), 0o644))
+	// Another tool's call: the hook reads it and prints nothing, so this
+	// is the binary's start-up alone.
+	noop := []byte(`{"session_id": "bench", "hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {}}`)
 	reuse := hook(small)
 	reuse() // the first call makes the copy
 	n := 0
@@ -77,6 +80,7 @@ func main() {
 	cases := []benchCase{
 		{name: "/bin/true", run: func() { run(nil, nil, "/bin/true") }},
 		{name: "empty Go program", run: func() { run(nil, nil, *empty) }},
+		{name: "agent-host hook, nothing to do", run: func() { run(env, noop, *bin, "hook") }},
 		{name: "agent-host hook, new copy", before: fresh, run: hook(small), goal: true},
 		{name: "agent-host hook, reused", run: reuse, goal: true},
 	}
@@ -85,6 +89,7 @@ func main() {
 	}
 	if *only != "" {
 		cases = append(cases,
+			benchCase{name: "hookonly, nothing to do", run: func() { run(env, noop, *only) }},
 			benchCase{name: "hookonly, new copy", before: fresh, run: hookOnly(small), goal: true},
 			benchCase{name: "hookonly, reused", run: hookOnly(small), goal: true})
 	}
@@ -96,7 +101,7 @@ func main() {
 	med, cpu := measure(cases, *runs)
 	base := med[0]
 	for i, c := range cases {
-		fmt.Printf("  %-28s %8.2f ms wall %6.2f ms cpu", c.name, ms(med[i]), ms(cpu[i]))
+		fmt.Printf("  %-31s %8.2f ms wall %6.2f ms cpu", c.name, ms(med[i]), ms(cpu[i]))
 		if i > 0 {
 			fmt.Printf("  (%+.2f ms over /bin/true)", ms(med[i]-base))
 		}
@@ -131,7 +136,7 @@ func main() {
 	cmed, _ := measure(copyCases, *copyRuns)
 	mib := float64(*copyMiB)
 	for i, c := range copyCases {
-		fmt.Printf("  %-28s %8.2f ms  %7.0f MiB/s", c.name, ms(cmed[i]), mib/cmed[i].Seconds())
+		fmt.Printf("  %-31s %8.2f ms  %7.0f MiB/s", c.name, ms(cmed[i]), mib/cmed[i].Seconds())
 		if i > 0 {
 			ratio := cmed[0].Seconds() / cmed[i].Seconds()
 			fmt.Printf("  %.2fx cp's speed; goal >= 0.9: %s", ratio, verdict(ratio >= 0.9))

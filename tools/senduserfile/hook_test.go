@@ -295,6 +295,12 @@ func TestPrune(t *testing.T) {
 	for _, d := range []string{oldDigest, oldOther, oldNamed} {
 		os.Chtimes(d, longAgo, longAgo)
 	}
+	// An old digest-named link to a folder outside: neither it nor what it
+	// leads to is removed.
+	victim := filepath.Join(e.root, "victim")
+	e.file(filepath.Join(victim, "f.txt"), "precious")
+	os.Chtimes(victim, longAgo, longAgo)
+	os.Symlink(victim, filepath.Join(outbox, "aaaaaaaaaaaaaaaa"))
 	// A call that stages nothing prunes nothing.
 	e.run(e.payload(filepath.Join(e.cwd, "nothing")))
 	if _, err := os.Stat(oldDigest); err != nil {
@@ -304,7 +310,7 @@ func TestPrune(t *testing.T) {
 	if _, err := os.Lstat(oldDigest); err == nil {
 		t.Errorf("old digest folder still there")
 	}
-	for _, d := range []string{freshDigest, oldOther, oldNamed} {
+	for _, d := range []string{freshDigest, oldOther, oldNamed, victim, filepath.Join(outbox, "aaaaaaaaaaaaaaaa")} {
 		if _, err := os.Stat(filepath.Join(d, "f.txt")); err != nil {
 			t.Errorf("%s: %v", d, err)
 		}

@@ -564,9 +564,13 @@ func (s *stager) ensureGitignore() error {
 }
 
 // prune removes the digest folders of the outbox untouched for
-// PruneAfter. Failures are ignored: pruning is housekeeping.
+// PruneAfter. Failures are ignored: pruning is housekeeping. The outbox is
+// read once, and its entries' times come from the open directory, so a
+// large outbox costs one stat per entry; only an old folder is walked to
+// again (and checked again) before it is removed.
 func (s *stager) prune() {
-	var names []string
+	cutoff := time.Now().Add(-PruneAfter)
+	var old []string
 	s.j.Do(s.real, OutboxDir, false, func(l *jail.Location) error {
 		if err := s.check(l, OutboxDir); err != nil {
 			return err
@@ -576,16 +580,18 @@ func (s *stager) prune() {
 			return err
 		}
 		defer d.Close()
-		all, err := d.Readdirnames(-1)
-		for _, n := range all {
-			if isDigestName(n) {
-				names = append(names, n)
+		ents, err := d.ReadDir(-1)
+		for _, e := range ents {
+			if !e.IsDir() || !isDigestName(e.Name()) {
+				continue // a link to a directory is not a directory here
+			}
+			if mtime, ok := modTimeAt(d, e); ok && mtime.Before(cutoff) {
+				old = append(old, e.Name())
 			}
 		}
 		return err
 	})
-	cutoff := time.Now().Add(-PruneAfter)
-	for _, n := range names {
+	for _, n := range old {
 		rel := OutboxDir + "/" + n
 		s.j.Do(s.real, rel, false, func(l *jail.Location) error {
 			if err := s.check(l, rel); err != nil {

@@ -85,3 +85,24 @@ func lookupHome(name string) (string, bool) {
 	}
 	return "", false
 }
+
+// modTimeAt returns the mtime of the entry e of the open directory d,
+// without following a link (os.DirEntry.Info would stat by a path built
+// from d's name, which here is relative to another directory).
+func modTimeAt(d *os.File, e os.DirEntry) (time.Time, bool) {
+	var st unix.Stat_t
+	conn, err := d.SyscallConn()
+	if err != nil {
+		return time.Time{}, false
+	}
+	var serr error
+	if err := conn.Control(func(fd uintptr) {
+		serr = unix.Fstatat(int(fd), e.Name(), &st, unix.AT_SYMLINK_NOFOLLOW)
+	}); err != nil || serr != nil {
+		return time.Time{}, false
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return time.Time{}, false
+	}
+	return time.Unix(st.Mtim.Unix()), true
+}

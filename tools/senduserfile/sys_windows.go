@@ -37,3 +37,13 @@ func removeTree(_ *jail.Dir, _, path string) error { return os.RemoveAll(path) }
 
 // lookupHome: "~user" is not expanded on Windows by this package.
 func lookupHome(string) (string, bool) { return "", false }
+
+// modTimeAt returns the mtime of the entry e of the open directory d; on
+// Windows the directory listing carries it.
+func modTimeAt(_ *os.File, e os.DirEntry) (time.Time, bool) {
+	fi, err := e.Info()
+	if err != nil || !fi.IsDir() {
+		return time.Time{}, false
+	}
+	return fi.ModTime(), true
+}
