@@ -96,6 +96,13 @@ func BenchmarkExecGiBHead(b *testing.B) { benchGiB(b, "head -c 1G /dev/zero") }
 // A producer writing 1 MiB blocks measures the reading side.
 func BenchmarkExecGiBDD(b *testing.B) { benchGiB(b, "dd if=/dev/zero bs=1M count=1024 status=none") }
 
+// The same through the goroutine supervisor (runWatched), for comparison.
+func BenchmarkExecGiBDDWatched(b *testing.B) {
+	usePidfd = false
+	defer func() { usePidfd = true }()
+	benchGiB(b, "dd if=/dev/zero bs=1M count=1024 status=none")
+}
+
 // The producers alone, writing to /dev/null, and head into cat, the best a
 // pipe reader can do with head's 4 KiB writes, for comparison.
 func BenchmarkBareGiBHead(b *testing.B)    { benchBare(b, "head -c 1G /dev/zero >/dev/null") }
