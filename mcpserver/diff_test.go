@@ -33,7 +33,7 @@ func TestUnifiedDiffAgainstDiff(t *testing.T) {
 		}
 		return b.String()
 	}
-	for i := range 150 {
+	for i := range 60 {
 		a, b := gen(), gen()
 		got := unifiedDiff("f", a, b)
 		if a == b {

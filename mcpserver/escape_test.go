@@ -180,6 +180,7 @@ func caseURI(s *server, p string) string {
 func TestEscapeTable(t *testing.T) {
 	for _, c := range escapeCases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			dir, _ = filepath.EvalSymlinks(dir)
 			resetTree(t, dir, c.fs)

@@ -65,7 +65,8 @@ type Server struct {
 	subs subscriptions
 	rts  clientRoots
 
-	wg sync.WaitGroup // goroutines the server started (roots requests)
+	ready chan struct{}  // closed when the tools and resources are registered
+	wg    sync.WaitGroup // goroutines the server started (roots requests)
 }
 
 // New builds a Server for h. The Host stays the caller's: Run does not close
@@ -89,16 +90,51 @@ func New(h *host.Host, opts Options) (*Server, error) {
 		version = "devel"
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "agenthost: jailed files, git-exact walk, bounded exec", Version: version}, &mcp.ServerOptions{
-		Instructions:            instructions,
-		Capabilities:            &mcp.ServerCapabilities{}, // no logging capability
+		Instructions: instructions,
+		// Stated, not inferred: the tools are registered after New returns
+		// (see register). No logging capability; the tool list never
+		// changes, the resource list does (a client's roots).
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Resources: &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
+		},
 		InitializedHandler:      s.initialized,
 		RootsListChangedHandler: s.rootsChanged,
 		SubscribeHandler:        s.subscribe,
 		UnsubscribeHandler:      s.unsubscribe,
 	})
+	s.ready = make(chan struct{})
+	s.mcp.AddReceivingMiddleware(s.waitReady)
+	go s.register()
+	return s, nil
+}
+
+// register adds the tools and resources. Inferring and resolving the JSON
+// schemas of fifteen tools is most of a start-up's work (several
+// milliseconds), so it runs on its own goroutine while the process reads
+// its first request; initialize and server/discover need no tool and are
+// answered at once, everything else waits for ready (waitReady).
+func (s *Server) register() {
+	defer close(s.ready)
 	s.addTools()
 	s.addResources()
-	return s, nil
+}
+
+// waitReady holds every request but initialize, server/discover and ping
+// until the tools and resources are registered.
+func (s *Server) waitReady(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "initialize", "server/discover", "ping":
+		default:
+			select {
+			case <-s.ready:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // instructions is the initialize result's instructions: what a model needs
@@ -108,8 +144,12 @@ const instructions = `Files are reached through a jail: every path must lie insi
 	`Files are exposed as file:// resources; subscribe to a file or a directory to be told when a tool call changes it.`
 
 // MCP returns the underlying SDK server, for callers that add their own
-// tools, prompts or resources before Run.
-func (s *Server) MCP() *mcp.Server { return s.mcp }
+// tools, prompts or resources before Run. It waits until the server's own
+// are registered.
+func (s *Server) MCP() *mcp.Server {
+	<-s.ready
+	return s.mcp
+}
 
 // Publisher returns the publisher that receives each tool call's notice.
 func (s *Server) Publisher() *invalidation.Publisher { return s.pub }
@@ -128,6 +168,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	s.rts.ctx = ctx
 	err = s.mcp.Run(ctx, t)
 	cancel()
+	<-s.ready
 	s.wg.Wait()
 	cctx, ccancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer ccancel()
