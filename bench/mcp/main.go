@@ -54,6 +54,8 @@ func main() {
 		log.Fatal(err)
 	}
 
+	base := baseline(bin, *starts)
+	fmt.Printf("baseline: agent-host help, start to exit (%d runs): median %s, min %s\n", *starts, pct(base, 50), base[0])
 	st := startup(bin, ws, *starts)
 	fmt.Printf("start-up to initialize response (%d starts): median %s, p90 %s, min %s\n",
 		*starts, pct(st, 50), pct(st, 90), st[0])
@@ -88,6 +90,20 @@ func startup(bin, ws string, n int) []time.Duration {
 		stdin.Close()
 		cmd.Wait()
 		ds = append(ds, d)
+	}
+	slices.Sort(ds)
+	return ds
+}
+
+// baseline times n runs of "agent-host help": the process start and the
+// Go runtime's and packages' initialization, which every start-up pays
+// before the server's own code runs.
+func baseline(bin string, n int) []time.Duration {
+	var ds []time.Duration
+	for range n {
+		t0 := time.Now()
+		exec.Command(bin, "help").Run()
+		ds = append(ds, time.Since(t0))
 	}
 	slices.Sort(ds)
 	return ds
