@@ -20,6 +20,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 
 	hostexec "github.com/agenthost/agenthost/host/exec"
 	hostfs "github.com/agenthost/agenthost/host/fs"
@@ -131,7 +133,7 @@ func (h *Host) resolveDir(ctx context.Context, cwd string) (string, error) {
 		return "", err
 	}
 	if !st.IsDir {
-		return "", fmt.Errorf("%s: not a directory", cwd)
+		return "", &fs.PathError{Op: "chdir", Path: cwd, Err: syscall.ENOTDIR}
 	}
 	return st.Path, nil
 }
