@@ -38,7 +38,7 @@ func (s *Server) explain(ctx context.Context, path string, err error) error {
 	case errors.Is(err, jail.ErrTooManyLinks), errors.Is(err, syscall.ELOOP):
 		return fmt.Errorf("%s goes through too many symbolic links (a loop?) (%v)", quote(path), err)
 	case errors.Is(err, syscall.ENOTDIR):
-		return fmt.Errorf("a component of %s is a file, not a directory (%v)", quote(path), err)
+		return fmt.Errorf("%s, or a directory on its way, is a file, not a directory (%v)", quote(path), err)
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s does not exist. %s(%v)", quote(path), s.nearby(ctx, path), err)
 	case errors.Is(err, host.ErrTooLarge):

@@ -461,6 +461,8 @@ func TestExec(t *testing.T) {
 	s.fails("run_capture", map[string]any{"program": "no-such-program-xyz"}, "not found")
 	s.fails("exec", map[string]any{"command": "touch x", "cwd": "../out"}, "not started", "outside")
 	s.fails("exec", map[string]any{"command": "true", "cwd": "nope"}, "not started", "does not exist")
+	mustWrite(t, filepath.Join(s.ws, "file"), "x")
+	s.fails("exec", map[string]any{"command": "true", "cwd": "file"}, "not started", "not a directory")
 	s.fails("exec", map[string]any{"command": " "}, "empty")
 	s.fails("run_capture", map[string]any{"program": "true", "cwd": "/"}, "outside")
 	if _, err := os.Stat(filepath.Join(s.dir, "out", "x")); err == nil {
