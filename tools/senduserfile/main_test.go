@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 // env is one test's world: a working directory, a folder outside it, and a
 // home and harness home of its own.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	root    string // the temp root; everything below
 	cwd     string // root/ws, the session's working directory
 	out     string // root/outside
@@ -58,7 +58,7 @@ type env struct {
 	harness string
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -190,7 +190,7 @@ func message(notes ...string) string {
 
 // digest computes the digest folder of a file the way the issue states it:
 // SHA-256 of realpath NUL size NUL mtime_ns NUL ctime_ns, 16 hex digits.
-func digest(t *testing.T, path string) string {
+func digest(t testing.TB, path string) string {
 	t.Helper()
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
