@@ -76,6 +76,7 @@ var escapeCases = []escapeCase{
 	{name: "tilde ssh keys", path: "~/.ssh/authorized_keys", escape: true},
 	{name: "tilde alone", path: "~", escape: true},
 	{name: "tilde user stays literal", path: "~user/f", fs: []string{"ws/~user/f"}, target: "ws/~user/f"},
+	{name: "tilde in the middle stays literal", path: "a/~/b", fs: []string{"ws/a/~/b"}, target: "ws/a/~/b"},
 	{name: "link to authorized_keys", fs: []string{"ws/keys => $T/home/.ssh/authorized_keys"}, path: "keys", escape: true, linkFinal: true},
 	{name: "dangling link outside", fs: []string{"ws/dang => $T/out/created"}, path: "dang", escape: true, linkFinal: true},
 	{name: "dangling link inside", fs: []string{"ws/dangin => made"}, path: "dangin", target: "ws/made", linkFinal: true},
@@ -88,6 +89,9 @@ var escapeCases = []escapeCase{
 	{name: "NUL byte", path: "f\x00../../out/secret", fails: true},
 	{name: "empty path", path: "", fails: true},
 	{name: "over-long path", path: strings.Repeat("a/", 2100) + "f", fails: true},
+	// JSON strings are UTF-8: the name reaches the server with U+FFFD in
+	// place of the bad bytes, which names nothing; still no escape.
+	{name: "invalid UTF-8 name", fs: []string{"ws/bad\xff\xfe"}, path: "bad\xff\xfe"},
 	{name: "cwd inside", fs: []string{"ws/a/b/f"}, cwd: "a"},
 	{name: "cwd through link", fs: []string{"ws/a/", "ws/ld => a"}, cwd: "ld"},
 	{name: "cwd in second root", cwd: "$T/ws2"},
