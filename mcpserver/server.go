@@ -65,7 +65,7 @@ type Server struct {
 	subs subscriptions
 	rts  clientRoots
 
-	ready chan struct{}  // closed when the tools and resources are registered
+	ready chan struct{}  // closed when the tools are registered
 	wg    sync.WaitGroup // goroutines the server started (roots requests)
 }
 
@@ -103,25 +103,29 @@ func New(h *host.Host, opts Options) (*Server, error) {
 		SubscribeHandler:        s.subscribe,
 		UnsubscribeHandler:      s.unsubscribe,
 	})
+	// Resources now: adding one after a session exists would send it
+	// notifications/resources/list_changed, perhaps before the initialize
+	// result. Tools send nothing (their capability says the list never
+	// changes), so they can come later.
+	s.addResources()
 	s.ready = make(chan struct{})
 	s.mcp.AddReceivingMiddleware(s.waitReady)
 	go s.register()
 	return s, nil
 }
 
-// register adds the tools and resources. Inferring and resolving the JSON
-// schemas of fifteen tools is most of a start-up's work (several
-// milliseconds), so it runs on its own goroutine while the process reads
-// its first request; initialize and server/discover need no tool and are
-// answered at once, everything else waits for ready (waitReady).
+// register adds the tools. Inferring and resolving the JSON schemas of
+// fifteen tools is most of a start-up's work (several milliseconds), so it
+// runs on its own goroutine while the process reads its first request;
+// initialize and server/discover need no tool and are answered at once,
+// everything else waits for ready (waitReady).
 func (s *Server) register() {
 	defer close(s.ready)
 	s.addTools()
-	s.addResources()
 }
 
 // waitReady holds every request but initialize, server/discover and ping
-// until the tools and resources are registered.
+// until the tools are registered.
 func (s *Server) waitReady(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {

@@ -1,7 +1,10 @@
 package mcpserver_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -501,4 +504,52 @@ func TestSendUserFile(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestRawInitialize speaks JSON-RPC lines to the process with no SDK: the
+// first line back is the initialize result (nothing is sent before it), and
+// a tools/list sent at once, while the tools may still be registering, is
+// complete.
+func TestRawInitialize(t *testing.T) {
+	ws := t.TempDir()
+	for range 5 {
+		cmd := exec.Command(bin, "mcp", "--root", ws)
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n"+
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+			`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
+		r := bufio.NewReader(stdout)
+		first, err := r.ReadString('\n')
+		if err != nil || !strings.HasPrefix(first, `{"jsonrpc":"2.0","id":1,"result":`) {
+			t.Fatalf("first line %q, %v", first, err)
+		}
+		var init struct {
+			Result struct {
+				ProtocolVersion string         `json:"protocolVersion"`
+				Capabilities    map[string]any `json:"capabilities"`
+			} `json:"result"`
+		}
+		json.Unmarshal([]byte(first), &init)
+		if init.Result.ProtocolVersion != "2025-06-18" || init.Result.Capabilities["tools"] == nil || init.Result.Capabilities["resources"] == nil {
+			t.Fatalf("initialize result %s", first)
+		}
+		second, err := r.ReadString('\n')
+		var list struct {
+			ID     int `json:"id"`
+			Result struct {
+				Tools []struct{ Name string } `json:"tools"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(second), &list); err != nil || list.ID != 2 || len(list.Result.Tools) != len(fileTools) {
+			t.Fatalf("tools/list: %v %s", err, second)
+		}
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("agent-host mcp exited with %v after stdin closed", err)
+		}
+	}
 }
