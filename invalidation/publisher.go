@@ -24,7 +24,9 @@ var ErrClosed = errors.New("invalidation: publisher closed")
 // Sink receives notices. Notify is called from the subscriber's own
 // goroutine, one notice at a time, in order of sequence number; it may block
 // (the tools go on, and what it misses meanwhile is merged into wider notices)
-// and it may panic (recovered and reported, and delivery goes on).
+// and it may panic (recovered and reported, and delivery goes on). It must not
+// call its Publisher's Flush or Close, which would wait for Notify itself to
+// return (until their ctx is done).
 type Sink interface {
 	Notify(n Notice)
 }
@@ -73,7 +75,7 @@ type Publisher struct {
 	// OnPanic is called, from the panicking subscriber's goroutine, with every
 	// panic recovered from a Sink; delivery goes on afterwards. A panic in
 	// OnPanic itself is recovered and ignored. nil means the standard logger
-	// (log.Printf) reports it.
+	// (log.Printf) reports it. Like a Sink, it must not call Flush or Close.
 	OnPanic func(*PanicError)
 
 	nsubs atomic.Int32 // len(subs), read without mu on End's fast path
