@@ -54,11 +54,12 @@ func main() {
 		log.Fatal(err)
 	}
 
-	base := baseline(bin, *starts)
-	fmt.Printf("baseline: agent-host help, start to exit (%d runs): median %s, min %s\n", *starts, pct(base, 50), base[0])
-	st := startup(bin, ws, *starts)
-	fmt.Printf("start-up to initialize response (%d starts): median %s, p90 %s, min %s\n",
-		*starts, pct(st, 50), pct(st, 90), st[0])
+	base, baseCPU := baseline(bin, *starts)
+	fmt.Printf("baseline: agent-host help, start to exit (%d runs): median %s, min %s; CPU (user+sys) median %s\n",
+		*starts, pct(base, 50), base[0], pct(baseCPU, 50))
+	st, stCPU := startup(bin, ws, *starts)
+	fmt.Printf("start-up to initialize response (%d starts): median %s, p90 %s, min %s; CPU of the whole run (start, initialize, exit) median %s\n",
+		*starts, pct(st, 50), pct(st, 90), st[0], pct(stCPU, 50))
 
 	rt := roundTrip(bin, ws, *calls, "")
 	fmt.Printf("read_file round trip, protocol %s (%d calls): median %s, p90 %s, p99 %s, min %s\n",
@@ -70,9 +71,10 @@ func main() {
 
 const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpbench","version":"1"}}}` + "\n"
 
-// startup times n process starts up to the initialize response.
-func startup(bin, ws string, n int) []time.Duration {
-	var ds []time.Duration
+// startup times n process starts up to the initialize response, and
+// returns with them the CPU time (user+sys) of each whole run: on a loaded
+// machine wall time measures the neighbours, CPU time the program.
+func startup(bin, ws string, n int) (wall, cpu []time.Duration) {
 	for range n {
 		cmd := exec.Command(bin, "mcp", "--root", ws)
 		stdin, _ := cmd.StdinPipe()
@@ -89,24 +91,28 @@ func startup(bin, ws string, n int) []time.Duration {
 		}
 		stdin.Close()
 		cmd.Wait()
-		ds = append(ds, d)
+		wall = append(wall, d)
+		cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 	}
-	slices.Sort(ds)
-	return ds
+	slices.Sort(wall)
+	slices.Sort(cpu)
+	return wall, cpu
 }
 
 // baseline times n runs of "agent-host help": the process start and the
 // Go runtime's and packages' initialization, which every start-up pays
 // before the server's own code runs.
-func baseline(bin string, n int) []time.Duration {
-	var ds []time.Duration
+func baseline(bin string, n int) (wall, cpu []time.Duration) {
 	for range n {
 		t0 := time.Now()
-		exec.Command(bin, "help").Run()
-		ds = append(ds, time.Since(t0))
+		cmd := exec.Command(bin, "help")
+		cmd.Run()
+		wall = append(wall, time.Since(t0))
+		cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 	}
-	slices.Sort(ds)
-	return ds
+	slices.Sort(wall)
+	slices.Sort(cpu)
+	return wall, cpu
 }
 
 // roundTrip times n read_file calls of a 13-byte file.
