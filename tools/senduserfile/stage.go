@@ -388,6 +388,9 @@ func copyInto(dir *jail.Dir, name string, src *os.File, before fs.FileInfo) (n i
 	if err != nil {
 		return n, false, err
 	}
+	if afterCopy != nil {
+		afterCopy()
+	}
 	after, err := src.Stat()
 	if err != nil {
 		return n, false, err
@@ -407,6 +410,10 @@ func copyInto(dir *jail.Dir, name string, src *os.File, before fs.FileInfo) (n i
 	}
 	return n, false, nil
 }
+
+// afterCopy, when set (by tests), runs between the copy and the second
+// stat of the source.
+var afterCopy func()
 
 // sameVersion reports whether two stats of one file show the same
 // version: same size, mtime and ctime.

@@ -177,3 +177,45 @@ func TestToolPublishes(t *testing.T) {
 		t.Errorf("bad input: %v", err)
 	}
 }
+
+// TestChangedSourceIsCopiedAgain: a source that changed during its copy is
+// copied again under its new digest; one that changes during every copy is
+// kept with ErrChanged. No temporary file remains either way.
+func TestChangedSourceIsCopiedAgain(t *testing.T) {
+	h, cwd, src := world(t)
+	defer func() { afterCopy = nil }()
+	calls := 0
+	afterCopy = func() {
+		if calls++; calls == 1 {
+			os.WriteFile(src, []byte("changed"), 0o644)
+		}
+	}
+	res := Stage(context.Background(), h, cwd, []string{src}, Options{})
+	if f := res.Files[0]; f.Status != Staged || calls != 2 {
+		t.Fatalf("%+v after %d copies", f, calls)
+	}
+	if b, _ := os.ReadFile(res.Files[0].Path); string(b) != "changed" {
+		t.Errorf("copy holds %q", b)
+	}
+	fi, _ := os.Stat(src)
+	if want := Digest(src, fi); filepath.Base(filepath.Dir(res.Files[0].Path)) != want {
+		t.Errorf("copy in %s, want the new digest %s", res.Files[0].Path, want)
+	}
+
+	calls = 0
+	os.WriteFile(src, []byte("a new version"), 0o644)
+	afterCopy = func() {
+		calls++
+		os.WriteFile(src, []byte(strings.Repeat("x", calls)), 0o644)
+	}
+	res = Stage(context.Background(), h, cwd, []string{src}, Options{})
+	if f := res.Files[0]; f.Status != Kept || !errors.Is(f.Err, ErrChanged) || calls != copyTries {
+		t.Errorf("%+v after %d copies", f, calls)
+	}
+	filepath.Walk(cwd, func(p string, fi os.FileInfo, err error) error {
+		if strings.HasSuffix(p, ".part") {
+			t.Errorf("left behind: %s", p)
+		}
+		return nil
+	})
+}
