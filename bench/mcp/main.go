@@ -1,5 +1,7 @@
 // Command mcpbench measures agent-host mcp the way a client sees it:
 //
+//   - floors: what any Go process, one linking net/http, one linking the MCP
+//     SDK, and "agent-host help" take from start to exit on this machine;
 //   - start-up: from starting the process to the initialize response, over
 //     a pipe, with no SDK on the client side (a raw JSON-RPC line);
 //   - round trip: a small read_file tool call through the Go SDK's client
@@ -54,9 +56,7 @@ func main() {
 		log.Fatal(err)
 	}
 
-	base, baseCPU := baseline(bin, *starts)
-	fmt.Printf("baseline: agent-host help, start to exit (%d runs): median %s, min %s; CPU (user+sys) median %s\n",
-		*starts, pct(base, 50), base[0], pct(baseCPU, 50))
+	floors(dir, bin, *starts)
 	st, stCPU := startup(bin, ws, *starts)
 	fmt.Printf("start-up to initialize response (%d starts): median %s, p90 %s, min %s; CPU of the whole run (start, initialize, exit) median %s\n",
 		*starts, pct(st, 50), pct(st, 90), st[0], pct(stCPU, 50))
@@ -99,20 +99,42 @@ func startup(bin, ws string, n int) (wall, cpu []time.Duration) {
 	return wall, cpu
 }
 
-// baseline times n runs of "agent-host help": the process start and the
-// Go runtime's and packages' initialization, which every start-up pays
-// before the server's own code runs.
-func baseline(bin string, n int) (wall, cpu []time.Duration) {
-	for range n {
-		t0 := time.Now()
-		cmd := exec.Command(bin, "help")
-		cmd.Run()
-		wall = append(wall, time.Since(t0))
-		cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+// floors times, interleaved, n starts to exit of what every start-up pays
+// before the server's own code runs: an empty Go program, one that links
+// net/http, one that links the MCP SDK (bench/mcp/floor/...), and
+// "agent-host help" (every package of agent-host initialized).
+func floors(dir, bin string, n int) {
+	type prog struct {
+		name string
+		argv []string
+		wall []time.Duration
+		cpu  []time.Duration
 	}
-	slices.Sort(wall)
-	slices.Sort(cpu)
-	return wall, cpu
+	var progs []*prog
+	for _, f := range []string{"empty", "nethttp", "sdk"} {
+		out := filepath.Join(dir, "floor-"+f)
+		build := exec.Command("go", "build", "-o", out, "github.com/agenthost/agenthost/bench/mcp/floor/"+f)
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			log.Fatal("build: ", err)
+		}
+		progs = append(progs, &prog{name: "floor/" + f, argv: []string{out}})
+	}
+	progs = append(progs, &prog{name: "agent-host help", argv: []string{bin, "help"}})
+	for range n {
+		for _, p := range progs {
+			t0 := time.Now()
+			cmd := exec.Command(p.argv[0], p.argv[1:]...)
+			cmd.Run()
+			p.wall = append(p.wall, time.Since(t0))
+			p.cpu = append(p.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		}
+	}
+	for _, p := range progs {
+		slices.Sort(p.wall)
+		slices.Sort(p.cpu)
+		fmt.Printf("floor: %-16s start to exit (%d runs): median %s, min %s; CPU median %s\n", p.name, n, pct(p.wall, 50), p.wall[0], pct(p.cpu, 50))
+	}
 }
 
 // roundTrip times n read_file calls of a 13-byte file.
