@@ -19,9 +19,17 @@
 // a file:// resource (a file, or a directory, which covers everything under
 // it) receives notifications/resources/updated when a notice covers it, and
 // every subscription is updated by a notice that covers all paths (a shell
-// command). Delivery runs on its own goroutine: a slow client never slows a
-// tool call; what it cannot take in time is merged into wider notices (see
-// package invalidation).
+// command). Delivery runs on its own goroutine: a tool call never waits for
+// a notification to be written, and what a slow client cannot take in time
+// is merged into wider notices (see package invalidation). Over stdio the
+// notifications share one pipe with the results, so a client that stops
+// reading altogether stalls both.
+//
+// send_user_file stages only files inside the roots (the staging itself,
+// package tools/senduserfile, would copy any readable file into the
+// workspace, where read_file could then read it). move_file is the one tool
+// the Host has no method for; it renames between two directories opened
+// through the jail and never replaces anything.
 //
 // # Not guaranteed
 //

@@ -12,7 +12,9 @@ type moveError struct {
 	err  error
 }
 
+// Error returns "PATH: ERR".
 func (e *moveError) Error() string { return fmt.Sprintf("%s: %v", e.path, e.err) }
+// Unwrap returns the error of the end.
 func (e *moveError) Unwrap() error { return e.err }
 
 // renameErr attributes an error of the rename itself to the end it is about.

@@ -200,8 +200,11 @@ type runTool[In, Out any] struct {
 	hooks bool
 }
 
+// Name returns the MCP tool's name, which hooks match.
 func (t *runTool[In, Out]) Name() string { return t.name }
 
+// Run calls fn and keeps its result for the MCP handler; with hooks, it
+// returns the result as JSON for PostToolUse hooks.
 func (t *runTool[In, Out]) Run(ctx context.Context, call tools.Call) (json.RawMessage, error) {
 	in := t.in
 	if t.hooks && !bytes.Equal(call.Input, t.raw) {
