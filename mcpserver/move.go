@@ -14,6 +14,7 @@ type moveError struct {
 
 // Error returns "PATH: ERR".
 func (e *moveError) Error() string { return fmt.Sprintf("%s: %v", e.path, e.err) }
+
 // Unwrap returns the error of the end.
 func (e *moveError) Unwrap() error { return e.err }
 
