@@ -3,6 +3,8 @@ package walk
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -22,4 +24,47 @@ func BenchmarkWalkDir(b *testing.B) {
 		}
 		b.ReportMetric(float64(n.Load()), "entries")
 	}
+}
+
+// BenchmarkIsIgnored asks about every path of $WALK_BENCH_PATHS (one per
+// line, relative to $WALK_BENCH_DIR; bench/walk/run.sh writes paths.txt),
+// warm: one untimed pass first. It reports the stats and inotify
+// generations per pass; with nothing changing on disk both should be 0.
+func BenchmarkIsIgnored(b *testing.B) {
+	dir, list := os.Getenv("WALK_BENCH_DIR"), os.Getenv("WALK_BENCH_PATHS")
+	if dir == "" || list == "" {
+		b.Skip("WALK_BENCH_DIR or WALK_BENCH_PATHS not set")
+	}
+	data, err := os.ReadFile(list)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var paths []string
+	for _, p := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		abs := filepath.Join(dir, p)
+		if strings.HasSuffix(p, "/") {
+			abs += "/"
+		}
+		paths = append(paths, abs)
+	}
+	var c Cache
+	defer c.Close()
+	ctx := context.Background()
+	pass := func() {
+		for _, p := range paths {
+			if _, err := c.IsIgnored(ctx, dir, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	pass()
+	stats, gen := c.statCalls, c.gen
+	passes := 0
+	for b.Loop() {
+		pass()
+		passes++
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(passes*len(paths)), "ns/path")
+	b.ReportMetric(float64(c.statCalls-stats)/float64(passes), "stats/pass")
+	b.ReportMetric(float64(c.gen-gen)/float64(passes), "gens/pass")
 }

@@ -11,18 +11,21 @@ import (
 
 // RecheckInterval is how long IsIgnored and the start of a Walk trust what
 // they last learnt about an ignore file, a config file or a ".git" entry
-// before they stat it again. A stat costs about 2µs on the VMs this was
-// measured on, against about 0.5µs for a whole warm IsIgnored answer, so
-// re-checking on every call would make IsIgnored several times slower;
-// re-checking once a millisecond costs under 1% of a busy loop, and an edit
-// is seen by every call that starts a millisecond after it, well before an
-// agent's next turn. Cache.Recheck overrides it.
+// before they stat it again, where nothing else tells them of a change: off
+// Linux, and on Linux for a file whose directories could not be watched
+// (see Cache). A stat costs about 2µs on the VMs this was measured on,
+// against about 0.5µs for a whole warm IsIgnored answer, so re-checking on
+// every call would make IsIgnored several times slower; re-checking once a
+// millisecond costs under 1% of a busy loop, and an edit is seen by every
+// call that starts a millisecond after it, well before an agent's next
+// turn. Cache.Recheck overrides it.
 const RecheckInterval = time.Millisecond
 
 // racyWindow: a file whose modification time is this close to the moment
 // it was stat'ed may be rewritten later with the same size and the same
 // (coarse) time stamp, so its identity cannot be trusted: its contents are
-// re-read and compared at every re-check until it is older. Two seconds
+// re-read and compared at every re-check until it is older (under inotify a
+// re-check follows every event about it, so the rewrite is still caught). Two seconds
 // covers the coarsest time stamps in use (FAT); ext4, XFS and tmpfs tick in
 // jiffies (a few milliseconds).
 const racyWindow = 2 * time.Second
@@ -33,20 +36,46 @@ const racyWindow = 2 * time.Second
 const maxCachedDirs = 1 << 16
 
 // Cache remembers compiled ignore rules, repositories and directory
-// contexts between calls to Walk and IsIgnored, re-checking every file it
-// depends on (by identity, size, modification and change time) at most once
-// per Recheck interval, so an edited .gitignore, info/exclude, global
-// excludes file or git config takes effect without a new Cache.
+// contexts between calls to Walk and IsIgnored, and notices when a file it
+// depends on changes (an edited .gitignore, info/exclude, global excludes
+// file or git config), so an edit takes effect without a new Cache.
+//
+// How it notices: on Linux, the first IsIgnored opens an inotify
+// descriptor (non-blocking, close-on-exec) and watches every directory on
+// the way to each file the Cache depends on, present or not, so that an
+// edit, a creation, a deletion or a rename queues an event; each IsIgnored
+// then starts with one non-blocking read of that descriptor and, when
+// nothing was queued, trusts everything it knows without a single stat.
+// After an event, or a queue overflow, what it knows is re-checked by
+// stat (identity, size, modification and change time) once. A change is
+// seen by every call that starts after the system call making it has
+// returned: the kernel queues the event before that. A call running
+// concurrently with the change may or may not see it (no worse than the
+// Recheck interval that holds elsewhere).
+//
+// Where inotify cannot vouch for a file it is re-checked by stat at most
+// once per Recheck interval instead: off Linux; when inotify_init1 fails
+// (max_user_instances) or a watch cannot be added (max_user_watches,
+// maxWatches, no permission); when a symbolic link lies on the way to the
+// file or is the file (for the config and excludes files git follows); and
+// after Close. Changes inotify does not report are not seen by a Cache
+// that trusts it: a file system mounted over a watched directory, and
+// changes made on another machine to a network file system.
+//
+// Walk never opens the descriptor (a walk reads the .gitignore files it
+// meets afresh); it uses it when IsIgnored has.
 //
 // The zero value is ready to use. A Cache is safe for concurrent use and
-// must not be copied after first use.
+// must not be copied after first use. Close releases the descriptor; a
+// Cache dropped without Close has it closed when the Cache is collected.
 type Cache struct {
 	// Getenv, if set, replaces os.Getenv for the variables git consults
 	// (HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM,
 	// GIT_CONFIG_NOSYSTEM, GIT_CONFIG_COUNT and its KEY_n/VALUE_n).
 	Getenv func(string) string
-	// Recheck is how long a file's last check is trusted: 0 means
-	// RecheckInterval, a negative value means re-check on every call.
+	// Recheck is how long a file's last check is trusted when inotify does
+	// not vouch for it: 0 means RecheckInterval, a negative value means
+	// re-check every file on every call (and use no inotify at all).
 	Recheck time.Duration
 
 	mu    sync.Mutex
@@ -54,6 +83,19 @@ type Cache struct {
 	files map[string]*cachedFile
 	repos map[string]*repoInfo
 	dirs  map[string]*dirState
+
+	// watch reports changes (inotify on Linux). gen is bumped whenever it
+	// reports one: what was validated under inotify at an older gen is
+	// re-checked by stat.
+	watch watcher
+	gen   uint64
+
+	// watchHook, when set (by tests), is consulted before inotify_init1
+	// (with "") and before each inotify_add_watch (with the directory); a
+	// non-nil error is taken as that call failing.
+	watchHook func(dir string) error
+	// statCalls counts the files re-checked by stat, for tests.
+	statCalls int
 
 	// openHook, when set (by tests), is consulted before a directory is
 	// opened during a walk; a non-nil error is reported as that
@@ -80,7 +122,59 @@ func (c *Cache) now() int64 {
 	return int64(time.Since(c.epoch)) + 1
 }
 
-// fresh reports whether something checked at checked is still trusted.
+// Close releases the inotify descriptor and its watches, if IsIgnored
+// opened one. The Cache stays usable and goes back to re-checking by stat
+// once per Recheck interval; it never opens a descriptor again. Close is
+// idempotent and returns close(2)'s error.
+func (c *Cache) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.watch.close()
+}
+
+// sync takes in the changes reported since the last call, opening the
+// inotify descriptor first when open is set. Callers hold c.mu.
+func (c *Cache) sync(open bool) {
+	if c.Recheck < 0 {
+		return
+	}
+	if open {
+		c.watch.open(c)
+	}
+	if c.watch.poll(c) {
+		c.gen++
+	}
+}
+
+// watching reports whether inotify vouches for what is validated now.
+func (c *Cache) watching() bool { return c.Recheck >= 0 && c.watch.active() }
+
+// isDir reports whether path is a directory (not following a final
+// symbolic link), from the watches when one is on path (a watch is only
+// ever put on a real directory, and is dropped when that directory leaves
+// the path), else by lstat. Callers hold c.mu, after sync.
+func (c *Cache) isDir(path string) bool {
+	if c.watching() && c.watch.watchesDir(path) {
+		return true
+	}
+	return isDirPath(path)
+}
+
+// trusted reports whether something last validated at checked (monotonic
+// time) and gen, under inotify if watched, can be used without a
+// re-check.
+func (c *Cache) trusted(checked int64, gen uint64, watched bool, now int64) bool {
+	if checked == 0 {
+		return false
+	}
+	if watched && c.watching() {
+		return gen == c.gen
+	}
+	return c.fresh(checked, now)
+}
+
+// fresh reports whether something checked at checked is still trusted by
+// the Recheck interval.
 func (c *Cache) fresh(checked, now int64) bool {
 	if checked == 0 {
 		return false
@@ -98,6 +192,8 @@ type cachedFile struct {
 	follow   bool // stat and read through a final symbolic link
 	statOnly bool // only existence and type matter
 	checked  int64
+	watched  bool   // inotify reports changes to it (as of wgen)
+	wgen     uint64 // the Cache's gen when it was last checked
 	key      fileKey
 	racy     bool
 	data     []byte
@@ -131,9 +227,13 @@ func (c *Cache) file(path string, follow, statOnly bool) *cachedFile {
 // A file that cannot be read (missing, a directory, a symbolic link when
 // follow is false, no permission) counts as absent, as it does for git.
 func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
-	if c.fresh(f.checked, now) {
+	if c.trusted(f.checked, f.wgen, f.watched, now) {
 		return f
 	}
+	// Watch before the stat: a change after it is queued, not lost.
+	f.watched = c.watching() && c.watch.watchFile(c, f.path, f.follow)
+	f.wgen = c.gen
+	c.statCalls++
 	key := statKey(f.path, f.follow)
 	if !f.follow && key.isLink {
 		key = fileKey{} // git does not follow an in-tree .gitignore link
@@ -274,6 +374,8 @@ func (x *dirCtx) ignored(name string, isDir bool, scratch *[]byte) bool {
 // dirState memoizes one directory's context for IsIgnored.
 type dirState struct {
 	checked int64
+	watched bool // every file it was built from is watched, and so is its parent's
+	wgen    uint64
 	ctx     *dirCtx
 	// The inputs ctx was built from, to keep the same ctx (and so every
 	// memo below it) when nothing changed.
@@ -290,29 +392,34 @@ type dirState struct {
 // directory dir. Callers hold c.mu.
 func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 	st := c.dirs[dir]
-	if st != nil && c.fresh(st.checked, now) {
+	if st != nil && c.trusted(st.checked, st.wgen, st.watched, now) {
 		return st
 	}
 	pctx, pdeep := noRepo, -1
+	watched := true
 	parent := filepath.Dir(dir)
 	if parent != dir {
 		ps := c.dirStateFor(parent, now)
-		pctx, pdeep = ps.ctx, ps.deepest
+		pctx, pdeep, watched = ps.ctx, ps.deepest, ps.watched
 	}
 	gitF := c.file(filepath.Join(dir, ".git"), false, true).load(c, now)
+	watched = watched && gitF.watched
 	var repo *repoInfo
 	if gitF.key.exists {
-		if r := c.repoFor(dir, now); r.valid {
+		r := c.repoFor(dir, now)
+		watched = watched && r.watched
+		if r.valid {
 			repo = r
 		}
 	}
 	var ignF *cachedFile
 	if repo != nil || pctx.repo != nil {
 		ignF = c.file(filepath.Join(dir, ".gitignore"), false, false).load(c, now)
+		watched = watched && ignF.watched
 	}
 	if st != nil && st.parentCtx == pctx && st.repo == repo && st.gitGen == gitF.gen &&
 		(ignF == nil || st.ignGen == ignF.gen) {
-		st.checked = now
+		st.checked, st.watched, st.wgen = now, watched, c.gen
 		return st
 	}
 	name := filepath.Base(dir)
@@ -334,7 +441,7 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 	if len(c.dirs) >= maxCachedDirs {
 		clear(c.dirs)
 	}
-	st = &dirState{checked: now, ctx: ctx, parentCtx: pctx, repo: repo, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
+	st = &dirState{checked: now, watched: watched, wgen: c.gen, ctx: ctx, parentCtx: pctx, repo: repo, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
 	c.dirs[dir] = st
 	return st
 }

@@ -38,8 +38,12 @@
 // points inside the tree are crossed. Paths are not confined to any root
 // here: the host facade resolves the walked path through the jail first.
 //
-// IsIgnored trusts what it last read for up to Cache.Recheck
-// (RecheckInterval, one millisecond, by default) before stat'ing the
-// ignore and config files again; an edit is seen by every call that starts
-// after that.
+// On Linux, IsIgnored sees every change to an ignore or config file made
+// before the call starts: it is told of changes by inotify and trusts what
+// it knows, with no stat at all, until an event arrives; a change racing
+// with a call may or may not be seen by that call. Where inotify is unavailable
+// or cannot watch a file (other systems, watch limits, a symbolic link on
+// the way) it trusts what it last read for up to Cache.Recheck
+// (RecheckInterval, one millisecond, by default) before stat'ing again.
+// See Cache for the details and for what inotify does not report.
 package walk

@@ -30,6 +30,8 @@ type repoInfo struct {
 	global    *ruleSet // core.excludesFile or its XDG default, nil if none
 
 	checked int64
+	watched bool // every dependency is watched (as of wgen)
+	wgen    uint64
 	deps    []*cachedFile
 	gens    []uint64
 }
@@ -39,18 +41,19 @@ type repoInfo struct {
 func (c *Cache) repoFor(root string, now int64) *repoInfo {
 	r := c.repos[root]
 	if r != nil {
-		if c.fresh(r.checked, now) {
+		if c.trusted(r.checked, r.wgen, r.watched, now) {
 			return r
 		}
-		same := true
+		same, watched := true, true
 		for i, f := range r.deps {
 			if f.load(c, now).gen != r.gens[i] {
 				same = false
 				break
 			}
+			watched = watched && f.watched
 		}
 		if same {
-			r.checked = now
+			r.checked, r.watched, r.wgen = now, watched, c.gen
 			return r
 		}
 	}
@@ -62,11 +65,12 @@ func (c *Cache) repoFor(root string, now int64) *repoInfo {
 // loadRepo reads a repository's git directory, configuration and exclude
 // files, recording every file consulted (present or not) as a dependency.
 func (c *Cache) loadRepo(root string, now int64) *repoInfo {
-	r := &repoInfo{root: root, checked: now}
+	r := &repoInfo{root: root, checked: now, watched: true, wgen: c.gen}
 	depOf := func(path string, statOnly bool) *cachedFile {
 		f := c.file(path, true, statOnly).load(c, now)
 		r.deps = append(r.deps, f)
 		r.gens = append(r.gens, f.gen)
+		r.watched = r.watched && f.watched
 		return f
 	}
 	dep := func(path string) *cachedFile { return depOf(path, false) }

@@ -134,11 +134,13 @@ func (c *Cache) Walk(ctx context.Context, root string, opts Options, fn func(Ent
 	}
 	pctx := noRepo
 	if !opts.NoIgnore {
+		c.mu.Lock()
+		now := c.now()
+		c.sync(false) // use inotify if IsIgnored opened it, open none
 		if parent := filepath.Dir(root); parent != root {
-			c.mu.Lock()
-			pctx = c.dirStateFor(parent, c.now()).ctx
-			c.mu.Unlock()
+			pctx = c.dirStateFor(parent, now).ctx
 		}
+		c.mu.Unlock()
 	}
 	if !w.seq {
 		w.g.SetLimit(walkParallelism())
@@ -384,6 +386,7 @@ func (c *Cache) IsIgnored(ctx context.Context, top, path string) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
+	c.sync(true)
 	ps := c.dirStateFor(parent, now)
 	x := ps.ctx
 	// The repository that judges the path is the one holding its parent
@@ -411,8 +414,17 @@ func (c *Cache) IsIgnored(ctx context.Context, top, path string) (bool, error) {
 		if x.rel == "" {
 			return false, nil // the root of a repository is never ignored
 		}
-		rs, i := x.decide(x.rel, "", isDirPath(path))
-		return rs != nil && rs.rules[i].flags&ruleNegative == 0, nil
+		rf, i := x.decide(x.rel, "", false)
+		rd, j := x.decide(x.rel, "", true)
+		asFile := rf != nil && rf.rules[i].flags&ruleNegative == 0
+		asDir := rd != nil && rd.rules[j].flags&ruleNegative == 0
+		if asFile == asDir {
+			return asFile, nil
+		}
+		if c.isDir(path) {
+			return asDir, nil
+		}
+		return asFile, nil
 	}
 	rel := x.rel + name
 	rf, i := x.decide(rel, name, false)
@@ -423,7 +435,7 @@ func (c *Cache) IsIgnored(ctx context.Context, top, path string) (bool, error) {
 		return asFile, nil
 	}
 	// Only a rule ending in '/' tells the two apart: look at the path.
-	if isDirPath(path) {
+	if c.isDir(path) {
 		return asDir, nil
 	}
 	return asFile, nil

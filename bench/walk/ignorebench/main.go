@@ -13,7 +13,9 @@
 // paths in this process (after one untimed pass), a cold pass on a fresh
 // Host, and "git check-ignore --stdin" as a whole process fed the same
 // paths (its output to a regular file, so git buffers it). It prints the
-// medians per path and the ratio.
+// medians per path and the ratio, and for the warm case a breakdown: a
+// walk.Cache asked directly (no jail resolution) and Host.ResolveInJail
+// alone on the same paths.
 package main
 
 import (
@@ -27,11 +29,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/host/walk"
 )
 
 func main() {
@@ -41,6 +45,7 @@ func main() {
 	count := flag.Int("count", 10000, "paths to sample")
 	seed := flag.Uint64("seed", 1, "sampling seed")
 	rounds := flag.Int("n", 11, "timed rounds")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the warm passes to this file")
 	flag.Parse()
 	if *repo == "" || (*pathsFile == "") == (*write == "") {
 		fmt.Fprintln(os.Stderr, "usage: ignorebench -repo DIR (-paths FILE | -write-paths FILE)")
@@ -76,7 +81,25 @@ func main() {
 	}
 	fmt.Printf("%d paths, %d ignored, %d disagreements with git check-ignore\n", len(paths), ignored, mismatches)
 
-	var warm, cold, gitT []time.Duration
+	// For the breakdown: package walk on its own (the paths joined to the
+	// canonical root, as the Host's resolution gives them here), and the
+	// jail resolution on its own.
+	root, err := filepath.EvalSymlinks(*repo)
+	check(err)
+	abs := make([]string, len(paths))
+	for i, p := range paths {
+		abs[i] = filepath.Join(root, p)
+		if strings.HasSuffix(p, "/") {
+			abs[i] += "/"
+		}
+	}
+	var wc walk.Cache
+	defer wc.Close()
+	for _, p := range abs {
+		_, _ = wc.IsIgnored(ctx, root, p)
+	}
+
+	var warm, cold, gitT, walkT, jailT []time.Duration
 	for r := 0; r < *rounds; r++ {
 		// git, as a process, with all paths on stdin.
 		out, err := os.CreateTemp("", "ignorebench-*")
@@ -106,11 +129,31 @@ func main() {
 		h2.Close()
 
 		// The long-lived Host: warm.
+		if *cpuprofile != "" {
+			f, err := os.Create(*cpuprofile)
+			check(err)
+			check(pprof.StartCPUProfile(f))
+		}
 		start = time.Now()
 		for _, p := range paths {
 			_, _ = h.IsPathIgnored(ctx, "", p)
 		}
 		warm = append(warm, time.Since(start))
+		if *cpuprofile != "" {
+			pprof.StopCPUProfile()
+		}
+
+		start = time.Now()
+		for _, p := range abs {
+			_, _ = wc.IsIgnored(ctx, root, p)
+		}
+		walkT = append(walkT, time.Since(start))
+
+		start = time.Now()
+		for _, p := range paths {
+			_, _ = h.ResolveInJail(ctx, "", p)
+		}
+		jailT = append(jailT, time.Since(start))
 	}
 	n := float64(len(paths))
 	per := func(d []time.Duration) float64 { return float64(median(d)) / n }
@@ -118,6 +161,8 @@ func main() {
 	fmt.Printf("IsPathIgnored cold : %8.0f ns/path (fresh Host each pass)\n", per(cold))
 	fmt.Printf("git check-ignore   : %8.0f ns/path (whole process / %d paths)\n", per(gitT), len(paths))
 	fmt.Printf("ratio git/warm     : %8.1fx   git/cold: %.1fx\n", per(gitT)/per(warm), per(gitT)/per(cold))
+	fmt.Printf("breakdown, warm    : walk.Cache.IsIgnored alone %.0f ns/path (git/that %.1fx); Host.ResolveInJail alone %.0f ns/path\n",
+		per(walkT), per(gitT)/per(walkT), per(jailT))
 }
 
 // gitAnswers asks git check-ignore -v -n --no-index about every path.
