@@ -65,8 +65,9 @@ type Server struct {
 	subs subscriptions
 	rts  clientRoots
 
-	ready chan struct{}  // closed when the tools are registered
-	wg    sync.WaitGroup // goroutines the server started (roots requests)
+	stop  context.Context // Run's context: when it is done, calls in flight are cancelled
+	ready chan struct{}   // closed when the tools are registered
+	wg    sync.WaitGroup  // goroutines the server started (roots requests)
 }
 
 // New builds a Server for h. The Host stays the caller's: Run does not close
@@ -75,7 +76,7 @@ func New(h *host.Host, opts Options) (*Server, error) {
 	if h == nil {
 		return nil, errors.New("mcpserver: nil Host")
 	}
-	s := &Server{h: h, opts: opts, pub: opts.Publisher, log: opts.Log}
+	s := &Server{h: h, opts: opts, pub: opts.Publisher, log: opts.Log, stop: context.Background()}
 	if s.log == nil {
 		s.log = log.Default()
 	}
@@ -169,7 +170,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 		return fmt.Errorf("mcpserver: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s.rts.ctx = ctx
+	s.rts.ctx, s.stop = ctx, ctx
 	err = s.mcp.Run(ctx, t)
 	cancel()
 	<-s.ready
@@ -229,6 +230,12 @@ func (t *runTool[In, Out]) Run(ctx context.Context, call tools.Call) (json.RawMe
 func addTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Context, in In) (*mcp.CallToolResult, Out, error)) {
 	hooks := len(s.opts.Hooks) > 0
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		// The SDK lets a call run on when the server is stopped (it waits
+		// for calls in flight before it closes); a stopped server cancels
+		// them, so that a command never outlives it.
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.stop, cancel)()
 		s.waitRoots(ctx)
 		rt := &runTool[In, Out]{name: t.Name, in: in, raw: req.Params.Arguments, fn: fn, hooks: hooks}
 		res, err := s.invoker.Invoke(ctx, rt, tools.Call{Input: req.Params.Arguments})
