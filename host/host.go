@@ -81,8 +81,9 @@ func New(cfg Config) (*Host, error) {
 	return h, nil
 }
 
-// Close releases the roots' descriptors. Operations after Close fail.
-func (h *Host) Close() error { return h.jail.Close() }
+// Close releases the roots' descriptors and the walk cache's inotify
+// descriptor. Operations after Close fail.
+func (h *Host) Close() error { return errors.Join(h.jail.Close(), h.walkState().Close()) }
 
 // Jail returns the Host's jail, for packages built on top of the Host.
 func (h *Host) Jail() *jail.Jail { return h.jail }

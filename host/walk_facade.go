@@ -87,12 +87,36 @@ func (h *Host) WalkFunc(ctx context.Context, cwd, path string, opts WalkOptions,
 // ResolveInJail except that a final symbolic link is judged as itself (as
 // git does); it need not exist, and a path that does not exist is judged
 // as a file unless written with a trailing slash. An edit to an ignore file
-// is seen by calls starting a millisecond (walk.RecheckInterval) later.
+// is seen by the next call on Linux (inotify), and within
+// walk.RecheckInterval elsewhere or where inotify cannot watch.
+//
+// Once warm, a plain path (relative to the workspace root or absolute, no
+// "." or ".." component, cwd "") is answered without a system call to
+// resolve it when the walk cache's inotify watches vouch that every
+// directory on the way is a real directory (see
+// walk.Cache.IsIgnoredIfReal); any doubt resolves through the jail.
 //
 // A path inside the jail but in no git repository gives false and no
 // error. Errors: those of resolution (ErrEscape for a path outside every
 // root, ErrInvalidPath) and ctx's.
 func (h *Host) IsPathIgnored(ctx context.Context, cwd, path string) (bool, error) {
+	// Warm fast path: a plain path whose directories the walk cache's
+	// inotify watches vouch for needs no resolution (it names what it
+	// spells); anything else is resolved through the jail below.
+	if cwd == "" {
+		plain := strings.TrimRight(path, "/")
+		if abs, top, ok := h.jail.Plain(plain); ok {
+			if plain != path {
+				abs += "/"
+			}
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+			if ignored, ok, err := h.walkState().IsIgnoredIfReal(ctx, top, abs); ok || err != nil {
+				return ignored, err
+			}
+		}
+	}
 	abs, err := h.resolveNoFollow(ctx, cwd, path)
 	if err != nil {
 		return false, err

@@ -427,3 +427,31 @@ func cleanRel(rel string) bool {
 	}
 	return true
 }
+
+// Plain returns, without any system call, the absolute path that path
+// spells and the canonical root it lies in, when path is plain: relative
+// to the workspace root or absolute (a root's given form is rewritten to
+// its canonical one), ~-expanded, and below a root with no empty, "." or
+// ".." component. ok is false for anything else, and always under the
+// Unrestricted policy. Plain says nothing about symbolic links on the way:
+// it is for callers that can vouch for the directories by other means (the
+// walk's inotify watches) and resolve through the jail otherwise.
+func (j *Jail) Plain(path string) (abs, root string, ok bool) {
+	if j.policy != Jailed || checkPath(path) != nil {
+		return "", "", false
+	}
+	rs := j.roots.Load()
+	path = expandHome(path, j.home)
+	if !filepath.IsAbs(path) {
+		if len(rs.list) == 0 {
+			return "", "", false
+		}
+		path = rs.list[0].canon + "/" + path
+	}
+	path = rs.unalias(path)
+	r, rel := rs.containing(path)
+	if r == nil || !cleanRel(rel) || path != r.canon+"/"+rel && !(r.canon == "/" && path == "/"+rel) {
+		return "", "", false
+	}
+	return path, r.canon, true
+}

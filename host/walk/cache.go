@@ -376,6 +376,9 @@ type dirState struct {
 	checked int64
 	watched bool // every file it was built from is watched, and so is its parent's
 	wgen    uint64
+	// realGen is c.gen+1 when IsIgnoredIfReal found every directory from
+	// its top down to this one watched at that gen (0: not known).
+	realGen uint64
 	ctx     *dirCtx
 	// The inputs ctx was built from, to keep the same ctx (and so every
 	// memo below it) when nothing changed.

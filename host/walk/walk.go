@@ -354,6 +354,38 @@ type rawEntry struct {
 // errors are ctx's and a path that is not absolute; IsIgnored does not
 // panic on any input.
 func (c *Cache) IsIgnored(ctx context.Context, top, path string) (bool, error) {
+	ignored, _, err := c.isIgnored(ctx, top, path, false)
+	return ignored, err
+}
+
+// IsIgnoredIfReal is IsIgnored for a path whose directories were not
+// resolved by the caller. It answers (ok true) only when inotify vouches
+// that every directory from top down to path's parent (path itself for a
+// trailing "/") is a real directory at that path, watched since it was
+// last seen there, so that path names what it spells, with no symbolic
+// link on the way. Otherwise it returns ok false having judged nothing, and
+// the caller must resolve path and call IsIgnored (which adds the watches
+// that let the next call answer here). top and path must be absolute and
+// clean but for a trailing "/", with path below top. Off Linux, and
+// whenever inotify is not in use, ok is always false.
+//
+// The vouching has inotify's window: a directory replaced by a symbolic
+// link by a call that has not returned when this one polls may be taken
+// for the directory. What is at stake is one ignore decision, never a
+// file operation.
+func (c *Cache) IsIgnoredIfReal(ctx context.Context, top, path string) (ignored, ok bool, err error) {
+	if top == "" {
+		return false, false, nil
+	}
+	return c.isIgnored(ctx, top, path, true)
+}
+
+func (c *Cache) isIgnored(ctx context.Context, top, path string, requireReal bool) (ignored, ok bool, err error) {
+	ignored, err = c.isIgnoredLocked(ctx, top, path, requireReal, &ok)
+	return ignored, ok || !requireReal, err
+}
+
+func (c *Cache) isIgnoredLocked(ctx context.Context, top, path string, requireReal bool, real *bool) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -387,7 +419,28 @@ func (c *Cache) IsIgnored(ctx context.Context, top, path string) (bool, error) {
 	defer c.mu.Unlock()
 	now := c.now()
 	c.sync(true)
+	if requireReal {
+		if top == "" || !c.watching() {
+			return false, nil
+		}
+		// Every watch that is dropped bumps c.gen, so a chain found whole
+		// at this gen is still whole.
+		if ds := c.dirs[parent]; ds == nil || ds.realGen != c.gen+1 {
+			for p := parent; ; p = filepath.Dir(p) {
+				if !c.watch.watchesDir(p) {
+					return false, nil
+				}
+				if len(p) <= len(top) {
+					break
+				}
+			}
+		}
+		*real = true
+	}
 	ps := c.dirStateFor(parent, now)
+	if requireReal {
+		ps.realGen = c.gen + 1
+	}
 	x := ps.ctx
 	// The repository that judges the path is the one holding its parent
 	// directory (for "dir/", dir is judged by its parent's repository).
