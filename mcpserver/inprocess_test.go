@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"os"
@@ -25,6 +26,13 @@ import (
 // Publisher and Options, for what a subprocess cannot show: the notices a
 // call publishes, hooks, and that Run stops every goroutine it started.
 func inProcess(t *testing.T, opts mcpserver.Options, roots ...*mcp.Root) (*host.Host, *mcp.ClientSession, func()) {
+	h, cs, _, stop := inProcessClient(t, opts, roots...)
+	return h, cs, stop
+}
+
+// inProcessClient is inProcess that also returns the client, whose roots a
+// test may change.
+func inProcessClient(t *testing.T, opts mcpserver.Options, roots ...*mcp.Root) (*host.Host, *mcp.ClientSession, *mcp.Client, func()) {
 	t.Helper()
 	ws := t.TempDir()
 	ws, _ = filepath.EvalSymlinks(ws)
@@ -62,7 +70,7 @@ func inProcess(t *testing.T, opts mcpserver.Options, roots ...*mcp.Root) (*host.
 		cancel()
 		h.Close()
 	}
-	return h, cs, stop
+	return h, cs, client, stop
 }
 
 // TestRunStopsItsGoroutines: after the client goes away, Run returns and
@@ -179,4 +187,66 @@ func TestHooks(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("an unmatched tool was refused: %v %s", err, resultText(res))
 	}
+}
+
+// TestConcurrentCalls runs many calls at once, with subscriptions being
+// made and dropped and the client's roots changing meanwhile: under -race
+// this is the server's data-race test (the subprocess tests run a binary
+// built without the detector).
+func TestConcurrentCalls(t *testing.T) {
+	h, cs, client, stop := inProcessClient(t, mcpserver.Options{AllowExec: true})
+	defer stop()
+	ws := h.WorkspaceRoot()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range 10 {
+			client.AddRoots(&mcp.Root{URI: mcpserver.FileURI(t.TempDir())})
+		}
+	})
+	errs := make(chan string, 1000)
+	for i := range 16 {
+		wg.Go(func() {
+			name := fmt.Sprintf("f%d", i)
+			uri := mcpserver.FileURI(filepath.Join(ws, name))
+			for j := range 10 {
+				for _, c := range []*mcp.CallToolParams{
+					{Name: "write_file", Arguments: map[string]any{"path": name, "content": fmt.Sprint(j)}},
+					{Name: "read_file", Arguments: map[string]any{"path": name}},
+					{Name: "edit_file", Arguments: map[string]any{"path": name, "edits": []map[string]any{{"oldText": fmt.Sprint(j), "newText": "x"}}}},
+					{Name: "walk", Arguments: map[string]any{}},
+					{Name: "list_roots"},
+				} {
+					res, err := cs.CallTool(ctx, c)
+					if err != nil || res.IsError {
+						errs <- fmt.Sprintf("%s: %v %s", c.Name, err, resultText(res))
+					}
+				}
+				if j%3 == 0 {
+					cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+				} else {
+					cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 5 {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{"command": "true"}})
+			if err != nil || res.IsError {
+				errs <- fmt.Sprintf("exec: %v", err)
+			}
+		}
+	})
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	eventually(t, func() string {
+		if n := len(h.Roots()); n != 11 {
+			return fmt.Sprintf("%d roots, want the workspace and 10 from the client", n)
+		}
+		return ""
+	})
 }
