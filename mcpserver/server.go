@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -226,10 +227,19 @@ func (t *runTool[In, Out]) Run(ctx context.Context, call tools.Call) (json.RawMe
 
 // addTool registers a tool whose handler fn runs inside one invalidation
 // invocation (through the server's tools.Invoker). An error from fn, or a
-// refusal by a hook, becomes a result with isError and the error's text.
+// refusal by a hook, becomes a result with isError and the error's text; so
+// does a panic (after the invocation has published its notice), which is
+// logged with its stack: a bug in one tool must not end the session.
 func addTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Context, in In) (*mcp.CallToolResult, Out, error)) {
 	hooks := len(s.opts.Hooks) > 0
-	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Printf("agent-host mcp: %s panicked: %v\n%s", t.Name, r, debug.Stack())
+				var zero Out
+				res, out, err = nil, zero, fmt.Errorf("%s failed with an internal error (%v); the server goes on, and the error is in its log", t.Name, r)
+			}
+		}()
 		// The SDK lets a call run on when the server is stopped (it waits
 		// for calls in flight before it closes); a stopped server cancels
 		// them, so that a command never outlives it.
@@ -238,19 +248,19 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Context, i
 		defer context.AfterFunc(s.stop, cancel)()
 		s.waitRoots(ctx)
 		rt := &runTool[In, Out]{name: t.Name, in: in, raw: req.Params.Arguments, fn: fn, hooks: hooks}
-		res, err := s.invoker.Invoke(ctx, rt, tools.Call{Input: req.Params.Arguments})
+		ir, err := s.invoker.Invoke(ctx, rt, tools.Call{Input: req.Params.Arguments})
 		if err != nil {
 			var zero Out
 			if errors.Is(err, tools.ErrRefused) {
-				return nil, zero, fmt.Errorf("%s was refused: %s", t.Name, res.Reason)
+				return nil, zero, fmt.Errorf("%s was refused: %s", t.Name, ir.Reason)
 			}
 			return nil, zero, err
 		}
-		if len(res.Feedback) > 0 || len(res.AdditionalContext) > 0 {
+		if len(ir.Feedback) > 0 || len(ir.AdditionalContext) > 0 {
 			if rt.res == nil {
 				rt.res = &mcp.CallToolResult{}
 			}
-			for _, f := range append(res.Feedback, res.AdditionalContext...) {
+			for _, f := range append(ir.Feedback, ir.AdditionalContext...) {
 				rt.res.Content = append(rt.res.Content, &mcp.TextContent{Text: f})
 			}
 		}
