@@ -188,7 +188,7 @@ func TestEscapeTable(t *testing.T) {
 			dir := t.TempDir()
 			dir, _ = filepath.EvalSymlinks(dir)
 			resetTree(t, dir, c.fs)
-			// The protocol deployed clients speak, in which a refused
+			// The protocol the TypeScript SDK speaks, in which a refused
 			// subscription is an error the client sees.
 			s := start(t, startOpts{dir: dir, args: []string{"--allow-exec"}, protocol: legacy})
 			before := snapshot(t, dir)

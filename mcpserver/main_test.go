@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 }
 
 // legacy is the newest protocol version in which a server may ask a client
-// for its roots (and the one the TypeScript SDK and Claude Code speak).
+// for its roots (and the newest the TypeScript SDK 1.32.2 speaks).
 const legacy = "2025-11-25"
 
 // server is one running `agent-host mcp` and a client session on it.
