@@ -32,6 +32,7 @@ func TestRaceSwapDirWithSymlink(t *testing.T) {
 	os.MkdirAll(out, 0o755)
 	os.WriteFile(filepath.Join(ws, "sw", "f"), []byte("inside"), 0o644)
 	os.WriteFile(filepath.Join(out, "f"), []byte("OUTSIDE"), 0o644)
+	os.WriteFile(filepath.Join(out, "outside-marker"), []byte("OUTSIDE"), 0o644)
 	os.Symlink(out, filepath.Join(ws, "swl"))
 	// A second, deeper swap: ws/deep/sw <-> ws/deep/swl -> ../../out
 	os.MkdirAll(filepath.Join(ws, "deep", "sw"), 0o755)
@@ -88,6 +89,14 @@ func TestRaceSwapDirWithSymlink(t *testing.T) {
 						t.Errorf("stat %s resolved to %s", p, st.Path)
 					}
 				}
+				for _, p := range []string{"sw", "deep/sw"} {
+					entries, _ := h.Walk(bg, "", p, host.WalkOptions{NoIgnore: true, Hidden: true})
+					for _, e := range entries {
+						if strings.Contains(e.Path, "outside-marker") || !strings.HasPrefix(e.Path, ws+"/") {
+							t.Errorf("walk %s listed %s", p, e.Path)
+						}
+					}
+				}
 				name := []string{"sw/w", "deep/sw/w"}[i%2]
 				if _, err := h.WriteFile(bg, "", name, []byte("written")); err == nil {
 					// fine: it landed inside
@@ -108,7 +117,7 @@ func TestRaceSwapDirWithSymlink(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(out)
 	for _, e := range entries {
-		if e.Name() != "f" {
+		if e.Name() != "f" && e.Name() != "outside-marker" {
 			t.Errorf("something landed outside: %s", e.Name())
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/agenthost/agenthost/host/jail"
 	"github.com/agenthost/agenthost/host/walk"
@@ -46,13 +47,9 @@ func (h *Host) walkState() *walk.Cache { return &h.walk.cache }
 // per-directory causes, such as fs.ErrPermission). When path is a file,
 // the result is that one file at Depth 0.
 func (h *Host) Walk(ctx context.Context, cwd, path string, opts WalkOptions) ([]WalkEntry, error) {
-	dir, err := h.ResolveInJail(ctx, cwd, path)
-	if err != nil {
-		return nil, err
-	}
 	var mu sync.Mutex
 	var out []WalkEntry
-	werr := h.walkState().Walk(ctx, dir, opts, func(e walk.Entry) error {
+	werr := h.WalkFunc(ctx, cwd, path, opts, func(e walk.Entry) error {
 		mu.Lock()
 		out = append(out, e)
 		mu.Unlock()
@@ -73,11 +70,48 @@ func (h *Host) Walk(ctx context.Context, cwd, path string, opts WalkOptions) ([]
 // starts with what ResolveInJail(ctx, cwd, path) returns. Errors are
 // Walk's.
 func (h *Host) WalkFunc(ctx context.Context, cwd, path string, opts WalkOptions, fn func(WalkEntry) error) error {
-	dir, err := h.ResolveInJail(ctx, cwd, path)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if h.PathPolicy() == Unrestricted {
+		dir, err := h.ResolveInJail(ctx, cwd, path)
+		if err != nil {
+			return err
+		}
+		return h.walkState().Walk(ctx, dir, opts, fn)
+	}
+	// Open the starting directory through the jail and walk from that
+	// descriptor: the path string is never opened again, so a directory
+	// swapped for a link (or a root moved away) cannot redirect the walk.
+	var dir *os.File
+	var root string
+	var file *WalkEntry
+	err := h.jail.Do(cwd, path, true, func(l *jail.Location) error {
+		f, err := l.Dir.OpenFile(l.Name, os.O_RDONLY|jail.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			dir, root = f, l.Path
+			return nil
+		}
+		if errors.Is(err, syscall.ENOTDIR) {
+			fi, lerr := l.Dir.Lstat(l.Name)
+			if lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				return &fs.PathError{Op: "open", Path: path, Err: syscall.ELOOP} // Do follows it
+			}
+			if lerr == nil {
+				file = &WalkEntry{Path: l.Path}
+				return nil
+			}
+		}
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	return h.walkState().Walk(ctx, dir, opts, fn)
+	if file != nil {
+		return fn(*file)
+	}
+	defer dir.Close()
+	return h.walkState().WalkDir(ctx, dir, root, opts, fn)
 }
 
 // IsPathIgnored reports whether git would ignore path, consistently with

@@ -18,6 +18,10 @@ type Dir struct {
 	fd int
 }
 
+// O_DIRECTORY is the open flag that makes opening a non-directory fail
+// (0 where the platform has none).
+const O_DIRECTORY = oDirectory
+
 const (
 	eloop      = syscall.ELOOP
 	enotdir    = syscall.ENOTDIR

@@ -14,6 +14,10 @@ type Dir struct {
 	r *os.Root
 }
 
+// O_DIRECTORY is the open flag that makes opening a non-directory fail
+// (0 where the platform has none).
+const O_DIRECTORY = oDirectory
+
 const (
 	eloop      = syscall.ELOOP
 	enotdir    = syscall.ENOTDIR

@@ -58,6 +58,16 @@ func openRoot(path string) (dirHandle, error) {
 	return dirHandle(fd), nil
 }
 
+// handleFromFile duplicates an open directory's descriptor for the walk,
+// which closes its handles as it goes.
+func handleFromFile(f *os.File, _ string) (dirHandle, error) {
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1, &os.PathError{Op: "dup", Path: f.Name(), Err: err}
+	}
+	return dirHandle(fd), nil
+}
+
 // openSubdir opens directory name inside parent, refusing a symbolic link.
 func openSubdir(parent dirHandle, name, path string) (dirHandle, error) {
 	fd, err := retryEINTR(func() (int, error) {

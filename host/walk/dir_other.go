@@ -32,6 +32,11 @@ func openRoot(path string) (dirHandle, error) {
 	return dirHandle(path), nil
 }
 
+// handleFromFile falls back to the directory's path outside Linux.
+func handleFromFile(_ *os.File, root string) (dirHandle, error) {
+	return openRoot(root)
+}
+
 func openSubdir(parent dirHandle, name, path string) (dirHandle, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {

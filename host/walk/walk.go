@@ -106,6 +106,19 @@ func walkParallelism() int { return 2 * runtime.GOMAXPROCS(0) }
 // cannot be opened. When root is not a directory fn gets root itself, at
 // depth 0.
 func (c *Cache) Walk(ctx context.Context, root string, opts Options, fn func(Entry) error) error {
+	return c.walk(ctx, root, nil, opts, fn)
+}
+
+// WalkDir is Walk from dir, an open directory whose path is root: the walk
+// reads dir itself and (on Linux) opens everything below it relative to it,
+// so a caller that opened dir safely (through a jail, say) knows that no
+// path string is opened again on the way down. dir stays the caller's to
+// close. root names the entries and locates the ignore files above dir.
+func (c *Cache) WalkDir(ctx context.Context, dir *os.File, root string, opts Options, fn func(Entry) error) error {
+	return c.walk(ctx, root, dir, opts, fn)
+}
+
+func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Options, fn func(Entry) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -122,8 +135,14 @@ func (c *Cache) Walk(ctx context.Context, root string, opts Options, fn func(Ent
 			return err
 		}
 	}
-	h, err := openRoot(root)
-	if err != nil {
+	var h dirHandle
+	var err error
+	if dir != nil {
+		h, err = handleFromFile(dir, root)
+		if err != nil {
+			return err
+		}
+	} else if h, err = openRoot(root); err != nil {
 		if k := statKey(root, true); k.exists && !k.isDir {
 			if err := fn(Entry{Path: root}); err != nil {
 				return err
