@@ -455,3 +455,40 @@ func TestOperationPanicReleasesJail(t *testing.T) {
 		t.Fatalf("after Close: %v", err)
 	}
 }
+
+// TestUnrestrictedResolveMatchesOperations: under Unrestricted,
+// ResolveInJail shows what the operations touch ("link/.." is the link
+// target's parent, as for the kernel), not a lexical cleaning.
+func TestUnrestrictedResolveMatchesOperations(t *testing.T) {
+	dir := t.TempDir()
+	ws, out := filepath.Join(dir, "ws"), filepath.Join(dir, "out")
+	os.MkdirAll(filepath.Join(out, "sub"), 0o755)
+	os.Mkdir(ws, 0o755)
+	os.Symlink(filepath.Join(out, "sub"), filepath.Join(ws, "link"))
+	h := newHost(t, host.Config{WorkspaceRoot: ws, PathPolicy: host.Unrestricted})
+	got, err := h.ResolveInJail(bg, "", "link/../victim")
+	if err != nil || got != filepath.Join(out, "victim") {
+		t.Fatalf("ResolveInJail = %q, %v; want %q", got, err, filepath.Join(out, "victim"))
+	}
+	st, err := h.WriteFile(bg, "", "link/../victim", []byte("x"))
+	if err != nil || st.Path != got {
+		t.Fatalf("WriteFile wrote %q, %v; ResolveInJail said %q", st.Path, err, got)
+	}
+}
+
+// TestTrailingDotIsADirectory: "f/." names a directory, so for a file it
+// is ENOTDIR, as for the kernel, not the file f.
+func TestTrailingDotIsADirectory(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f"), []byte("old"), 0o644)
+	h := newHost(t, host.Config{WorkspaceRoot: dir})
+	if _, err := h.WriteFile(bg, "", "f/.", []byte("new")); err == nil {
+		t.Fatal("WriteFile(f/.) succeeded")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != "old" {
+		t.Fatalf("f holds %q", b)
+	}
+	if _, err := h.ReadFile(bg, "", "f/."); err == nil {
+		t.Fatal("ReadFile(f/.) succeeded")
+	}
+}

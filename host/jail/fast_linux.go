@@ -31,7 +31,10 @@ func openat2(dirfd int, rel string, flag int, perm fs.FileMode) (int, error) {
 		if err == unix.EINTR || err == unix.EAGAIN {
 			continue
 		}
-		if err == unix.ENOSYS || err == unix.EPERM && flag&unix.O_CREAT == 0 {
+		if err == unix.ENOSYS {
+			// Before Linux 5.6, or a seccomp filter that answers ENOSYS.
+			// (An EPERM may concern one file only, and costs just the
+			// slow path for that call.)
 			noOpenat2.Store(true)
 		}
 		return fd, err

@@ -93,7 +93,7 @@ restart:
 			return "", jail.ErrEscape
 		}
 		fi, err := os.Lstat(next)
-		if err == nil && last && fi.Mode().IsRegular() && strings.HasSuffix(abs, "/") && i == len(kept)-1 && p == abs {
+		if err == nil && last && fi.Mode().IsRegular() && (strings.HasSuffix(abs, "/") || strings.HasSuffix(abs, "/.")) && i == len(kept)-1 {
 			return "", errors.New("not a directory")
 		}
 		if err != nil {

@@ -60,8 +60,18 @@ func (j *Jail) Abs(cwd, path string) (string, error) {
 // the host's operations never re-open it.
 func (j *Jail) Resolve(cwd, path string) (string, error) {
 	if j.policy == Unrestricted {
+		// What the operations would touch, when that can be known (links
+		// followed, ".." as the kernel means it); else the path made
+		// absolute (a missing directory on the way, say).
+		if p, err := j.resolve(cwd, path); err == nil {
+			return p, nil
+		}
 		return j.Abs(cwd, path)
 	}
+	return j.resolve(cwd, path)
+}
+
+func (j *Jail) resolve(cwd, path string) (string, error) {
 	var out string
 	err := j.Do(cwd, path, true, func(l *Location) error {
 		out = l.Path
@@ -251,7 +261,8 @@ func (j *Jail) lookup(rs *rootSet, abs string, follow bool) (*Location, error) {
 	}
 	links := 0
 	p := abs
-	slash := strings.HasSuffix(abs, "/")
+	// A trailing "/" or "/." means a directory ("f/." is ENOTDIR for a file).
+	slash := strings.HasSuffix(abs, "/") || strings.HasSuffix(abs, "/.")
 restart:
 	comps := splitPath(p)
 	var (
