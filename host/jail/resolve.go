@@ -466,3 +466,16 @@ func (j *Jail) Plain(path string) (abs, root string, ok bool) {
 	}
 	return path, r.canon, true
 }
+
+// Contains reports, without any system call, whether the absolute path p
+// lies under a root by whole components (a root's given form counts too).
+// It says nothing about symbolic links below the root: it is a cheap
+// pre-check for callers that then open p through the jail.
+func (j *Jail) Contains(p string) bool {
+	if !filepath.IsAbs(p) {
+		return false
+	}
+	rs := j.roots.Load()
+	r, _ := rs.containing(rs.unalias(filepath.Clean(p)))
+	return r != nil
+}
