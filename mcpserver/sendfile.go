@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"os"
 	"strings"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agenthost/agenthost/host"
 	"github.com/agenthost/agenthost/invalidation"
 	"github.com/agenthost/agenthost/tools/senduserfile"
 )
@@ -39,12 +39,17 @@ func (s *Server) addSendTool() {
 }
 
 // sendUserFile stages files from the other roots into the workspace's
-// outbox (package senduserfile). The staging reads its sources by real
-// path, outside the jail's descriptors, and in Claude Code it reads any
-// file at all; here every entry is first resolved through the jail, so
-// only files inside the roots are handed on, and a copy whose source turns
-// out to lie outside them (a link swapped in after the check) is removed
-// again before the result is returned.
+// outbox (package senduserfile). In Claude Code the staging reads any file
+// the user can read; here it reads its sources only through the jail: each
+// entry is opened once with Jail.OpenFile (links followed only within the
+// roots), and the staging takes the size, times, type and bytes of the
+// source from that descriptor alone, with the jail's canonical path as the
+// digest's real path. No path is looked up again after the jail's check, so
+// a directory swapped for a link to the outside while the call runs cannot
+// bring an outside file into the workspace. An entry the jail refuses, a
+// missing file or a directory is not staged and is explained (an escape
+// names the roots); the call is an error result when no entry could be
+// used.
 func (s *Server) sendUserFile(ctx context.Context, in sendIn) (*mcp.CallToolResult, SendOut, error) {
 	if len(in.Files) == 0 {
 		return nil, SendOut{}, errors.New("files is empty: give at least one path")
@@ -52,45 +57,36 @@ func (s *Server) sendUserFile(ctx context.Context, in sendIn) (*mcp.CallToolResu
 	if len(in.Files) > maxSendFiles {
 		return nil, SendOut{}, fmt.Errorf("%d files is more than the %d one call may send: split the list", len(in.Files), maxSendFiles)
 	}
-	canon := make([]string, len(in.Files))
 	for i, f := range in.Files {
-		st, err := s.h.Stat(ctx, "", f)
-		if err != nil {
-			return nil, SendOut{}, s.explain(ctx, f, err)
+		if strings.TrimSpace(f) == "" {
+			return nil, SendOut{}, fmt.Errorf("files[%d] is blank: give a path", i)
 		}
-		if st.IsDir {
-			return nil, SendOut{}, fmt.Errorf("%s is a directory: send_user_file sends files", quote(f))
-		}
-		canon[i] = st.Path
 	}
-	ws := s.h.WorkspaceRoot()
-	res := senduserfile.Stage(ctx, s.h, ws, canon, senduserfile.Options{})
-	inv := invalidation.FromContext(ctx)
-	inv.Touch(invalidation.ScopeContent|invalidation.ScopeTree, res.Written...)
+	j := s.h.Jail()
+	res := senduserfile.Stage(ctx, s.h, s.h.WorkspaceRoot(), in.Files, senduserfile.Options{
+		// Relative paths start at the workspace root, as in every tool.
+		OpenSource: func(p string) (*os.File, string, error) {
+			return j.OpenFile("", p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		},
+	})
+	invalidation.FromContext(ctx).Touch(invalidation.ScopeContent|invalidation.ScopeTree, res.Written...)
 
 	out := SendOut{Files: make([]string, len(in.Files)), Staged: res.Staged, Kept: res.Kept, BytesStaged: res.BytesStaged}
 	var b strings.Builder
 	var kept []string
 	for i, f := range res.Files {
-		out.Files[i] = canon[i]
+		out.Files[i] = in.Files[i]
+		if f.Source != "" {
+			out.Files[i] = f.Source
+		}
 		switch f.Status {
 		case senduserfile.Staged, senduserfile.Reused:
-			if !s.insideRoots(f.Source) {
-				// The source moved out of the roots between the check and
-				// the copy: take the copy back.
-				s.h.RemoveFile(ctx, "", f.Path)
-				inv.Touch(invalidation.ScopeContent|invalidation.ScopeTree, f.Path)
-				out.Staged--
-				out.Kept++
-				kept = append(kept, fmt.Sprintf("%s (it now leads outside the roots)", in.Files[i]))
-				continue
-			}
 			out.Files[i] = f.Path
 			fmt.Fprintf(&b, "%s: staged as %s\n", in.Files[i], f.Path)
 		case senduserfile.Kept:
-			kept = append(kept, fmt.Sprintf("%s (%v)", in.Files[i], f.Err))
+			kept = append(kept, s.explain(ctx, in.Files[i], f.Err).Error())
 		default:
-			fmt.Fprintf(&b, "%s: inside the workspace, sent as it is\n", canon[i])
+			fmt.Fprintf(&b, "%s: inside the workspace, sent as it is\n", out.Files[i])
 		}
 	}
 	if len(kept) > 0 {
@@ -99,19 +95,4 @@ func (s *Server) sendUserFile(ctx context.Context, in sendIn) (*mcp.CallToolResu
 	r := text(b.String())
 	r.IsError = len(kept) == len(in.Files)
 	return r, out, nil
-}
-
-// insideRoots reports whether the canonical path p lies in one of the
-// Host's roots.
-func (s *Server) insideRoots(p string) bool {
-	if s.h.PathPolicy() == host.Unrestricted {
-		return true
-	}
-	p = filepath.Clean(p)
-	for _, r := range s.h.Roots() {
-		if p == r || within(p, r) {
-			return true
-		}
-	}
-	return false
 }

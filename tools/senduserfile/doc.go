@@ -46,11 +46,15 @@
 //
 // # Not guaranteed
 //
-// The source is outside the jail by definition and is read with plain
-// operating-system calls through its real path: a symbolic link swapped into
-// that path between the resolution and the open is followed (the file read
-// is still the one stat'ed and digested, since both come from the open
-// descriptor). Copies are not synced to disk: after a crash a copy may be
+// Without Options.OpenSource (the hook), the source is outside the jail by
+// definition and is read with plain operating-system calls through its real
+// path: a symbolic link swapped into that path between the resolution and
+// the open is followed (the file read is still the one stat'ed and digested,
+// since both come from the open descriptor), and the real path recorded in
+// the digest and in File.Source may then name another file than the one
+// copied. With OpenSource, the source is opened once, by it, and everything
+// Stage learns about it comes from that descriptor; what may be opened is
+// the opener's guarantee (the MCP server's opens through the jail). Copies are not synced to disk: after a crash a copy may be
 // short, and is then replaced (its size no longer matches) the next time the
 // file is sent. On Windows the outbox's descriptors are os.Root values, and
 // touching and pruning digest folders go by path.

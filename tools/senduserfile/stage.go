@@ -73,6 +73,26 @@ type Options struct {
 	Deadline time.Duration
 	// Home is what "~" expands to; "" means $HOME (then os.UserHomeDir).
 	Home string
+	// OpenSource, when set, is the only way Stage reaches a source. It gets
+	// each non-blank entry as given (making it absolute, expanding "~" and
+	// deciding what may be read are its business) and returns the file open
+	// for reading and its canonical path. Stage then learns everything about
+	// the source from that descriptor: the size and times of the digest
+	// (whose real path is realPath), the regular-file check, the budget, the
+	// copy, and the before-and-after check of a torn copy (a torn copy is
+	// retried from the same descriptor, rewound). Nothing is looked up by
+	// path again, so a link swapped into the path meanwhile cannot change
+	// which file is copied. An error from it keeps the entry with that error
+	// as File.Err, as it is (a missing file included, unlike without it); so
+	// does a source that is not a regular file, wherever it lies (an error
+	// wrapping host.ErrNotRegular). A regular file inside cwd is left alone,
+	// as without it. The MCP server opens through its Host's jail, so that
+	// only files inside the roots are ever staged.
+	//
+	// nil is the Claude Code hook's behaviour, whose sources lie outside
+	// cwd by design: the entry is expanded and joined to cwd, its real path
+	// taken with filepath.EvalSymlinks, and that path stat'ed and opened.
+	OpenSource func(path string) (f *os.File, realPath string, err error)
 }
 
 func (o Options) maxBytes() int64 {
@@ -129,7 +149,8 @@ type File struct {
 	// Status is what became of it.
 	Status Status
 	// Source is the real path of the file (set from Staged, Reused and,
-	// when it got that far, Kept).
+	// when it got that far, Kept; with Options.OpenSource, the realPath it
+	// returned, for every entry it opened).
 	Source string
 	// Path replaces the entry when it is Staged or Reused: the copy, as
 	// <cwd>/.agent-harness/outbox/<digest>/<name> with cwd as given.
@@ -162,9 +183,10 @@ type Result struct {
 //
 // Stage never fails as a whole: the fate of each entry, with the error of
 // each kept file (wrapping ErrSymlink, ErrBudget, ErrDeadline, ErrChanged,
-// jail.ErrEscape or the operating system's error), is in the Result. After a
-// call that staged something, digest folders untouched for PruneAfter are
-// removed.
+// jail.ErrEscape or the operating system's error; with Options.OpenSource,
+// also host.ErrNotRegular or the opener's own error), is in the Result.
+// After a call that staged something, digest folders untouched for
+// PruneAfter are removed.
 func Stage(ctx context.Context, h *host.Host, cwd string, files []string, opts Options) Result {
 	return stage(ctx, h, nil, cwd, files, opts)
 }
@@ -246,27 +268,45 @@ func (s *stager) one(f *File) {
 		keep(s.realErr)
 		return
 	}
-	p := expandUser(f.Given, s.home)
-	if !filepath.IsAbs(p) {
-		p = s.cwd + string(filepath.Separator) + p
+	var src *os.File // open when OpenSource opened it
+	if s.opts.OpenSource != nil {
+		var err error
+		if src, f.Source, err = s.openGiven(f.Given); err != nil {
+			keep(err)
+			return
+		}
+		if src == nil {
+			return // already served
+		}
+	} else {
+		p := expandUser(f.Given, s.home)
+		if !filepath.IsAbs(p) {
+			p = s.cwd + string(filepath.Separator) + p
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || within(real, s.real) {
+			return // missing (or unreachable), or already served
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+			return
+		}
+		f.Source = real
 	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil || within(real, s.real) {
-		return // missing (or unreachable), or already served
-	}
-	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+	if err := s.late(); err != nil {
+		if src != nil {
+			src.Close()
+		}
+		keep(err)
 		return
 	}
-	f.Source = real
-	if err := s.ctx.Err(); err != nil {
-		keep(fmt.Errorf("%w: %v", ErrDeadline, err))
-		return
+	if src == nil { // the hook: open the real path
+		var err error
+		if src, err = openSource(f.Source); err != nil {
+			keep(err)
+			return
+		}
 	}
-	if d := s.opts.deadline(); d < 0 || time.Since(s.start) > d {
-		keep(ErrDeadline)
-		return
-	}
-	path, n, reused, err := s.stage(real)
+	path, n, reused, err := s.stage(src, f.Source)
 	if err != nil {
 		keep(err)
 		return
@@ -275,6 +315,18 @@ func (s *stager) one(f *File) {
 	if reused {
 		f.Status = Reused
 	}
+}
+
+// late returns an error wrapping ErrDeadline when the call's context is
+// done or its deadline has passed.
+func (s *stager) late() error {
+	if err := s.ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %v", ErrDeadline, err)
+	}
+	if d := s.opts.deadline(); d < 0 || time.Since(s.start) > d {
+		return ErrDeadline
+	}
+	return nil
 }
 
 // within reports whether p is dir or lies under it, by whole components.
@@ -288,16 +340,43 @@ func within(p, dir string) bool {
 	return strings.HasPrefix(p, dir) && p[len(dir)] == filepath.Separator
 }
 
-// stage copies the regular file real into the outbox (or reuses its copy)
-// and returns the path that replaces its entry, the bytes copied, and
-// whether an earlier copy was reused.
-func (s *stager) stage(real string) (string, int64, bool, error) {
+// openGiven opens the entry given through Options.OpenSource and returns
+// it with its real path; a nil file (and no error) means the source lies
+// inside cwd and is left alone. Everything is judged on the open file.
+func (s *stager) openGiven(given string) (*os.File, string, error) {
+	src, real, err := s.opts.OpenSource(given)
+	if err != nil {
+		return nil, "", err
+	}
+	fi, err := src.Stat()
+	switch {
+	case err != nil:
+		src.Close()
+		return nil, real, err
+	case !fi.Mode().IsRegular():
+		src.Close()
+		return nil, real, &fs.PathError{Op: "stage", Path: real, Err: host.ErrNotRegular}
+	case within(real, s.real):
+		src.Close()
+		return nil, real, nil
+	}
+	return src, real, nil
+}
+
+// stage copies the regular file src, whose real path is real, into the
+// outbox (or reuses its copy) and returns the path that replaces its
+// entry, the bytes copied, and whether an earlier copy was reused. It
+// closes src.
+func (s *stager) stage(src *os.File, real string) (string, int64, bool, error) {
 	for try := 1; ; try++ {
-		src, err := openSource(real)
-		if err != nil {
-			return "", 0, false, err
-		}
 		path, n, reused, torn, err := s.stageFrom(src, real)
+		if err == nil && torn && try < copyTries {
+			src, err = s.again(src, real)
+			if err != nil {
+				return "", 0, false, err
+			}
+			continue
+		}
 		src.Close()
 		if err != nil {
 			return "", 0, false, err
@@ -305,10 +384,24 @@ func (s *stager) stage(real string) (string, int64, bool, error) {
 		if !torn {
 			return path, n, reused, nil
 		}
-		if try == copyTries {
-			return "", 0, false, fmt.Errorf("%w: %s (%d tries)", ErrChanged, real, copyTries)
-		}
+		return "", 0, false, fmt.Errorf("%w: %s (%d tries)", ErrChanged, real, copyTries)
 	}
+}
+
+// again readies the source for another copy after a torn one. From
+// Options.OpenSource, it is the same descriptor rewound: nothing about the
+// source is looked up by path again. Otherwise (the hook) src is closed
+// and the real path opened anew, so that the newest version is copied.
+func (s *stager) again(src *os.File, real string) (*os.File, error) {
+	if s.opts.OpenSource != nil {
+		if _, err := src.Seek(0, io.SeekStart); err != nil {
+			src.Close()
+			return nil, err
+		}
+		return src, nil
+	}
+	src.Close()
+	return openSource(real)
 }
 
 // stageFrom is one attempt of stage with the source open.

@@ -18,6 +18,7 @@ import (
 	"github.com/agenthost/agenthost/invalidation"
 	"github.com/agenthost/agenthost/tools"
 	"go.uber.org/goleak"
+	"golang.org/x/sys/unix"
 )
 
 // world is a working directory with a Host on it and a file outside.
@@ -58,7 +59,11 @@ func TestLinkSwappedInAfterSetup(t *testing.T) {
 	if err := os.Symlink("moved", filepath.Join(cwd, ".agent-harness")); err != nil {
 		t.Fatal(err)
 	}
-	_, _, _, err := s.stage(src)
+	f, err := openSource(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err = s.stage(f, src)
 	if !errors.Is(err, ErrSymlink) {
 		t.Fatalf("stage through a swapped-in link: %v, want ErrSymlink", err)
 	}
@@ -218,4 +223,83 @@ func TestChangedSourceIsCopiedAgain(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// jailOpener is an Options.OpenSource over h's jail (as the MCP server's),
+// counting its calls.
+func jailOpener(h *host.Host, calls *int) func(string) (*os.File, string, error) {
+	return func(p string) (*os.File, string, error) {
+		*calls++
+		return h.Jail().OpenFile("", p, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	}
+}
+
+// TestOpenSource: with Options.OpenSource, each entry is opened once, as
+// given, and judged on the open file: a file in another root is staged
+// under the digest of the opener's real path, one inside cwd is left alone,
+// and what the opener refuses, a missing file and a directory are kept with
+// their errors.
+func TestOpenSource(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd, extra := filepath.Join(root, "ws"), filepath.Join(root, "extra")
+	for _, d := range []string{cwd, extra, filepath.Join(extra, "dir")} {
+		os.Mkdir(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(extra, "f.txt"), []byte("extra"), 0o644)
+	os.WriteFile(filepath.Join(cwd, "in.txt"), []byte("in"), 0o644)
+	os.WriteFile(filepath.Join(root, "secret"), []byte("secret"), 0o644)
+	os.Symlink(filepath.Join(root, "secret"), filepath.Join(extra, "out"))
+	os.Symlink("f.txt", filepath.Join(extra, "alias"))
+	h, err := host.New(host.Config{WorkspaceRoot: cwd, ExtraRoots: []string{extra}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+
+	calls := 0
+	files := []string{filepath.Join(extra, "alias"), "in.txt", filepath.Join(extra, "out"), filepath.Join(extra, "nope"), filepath.Join(extra, "dir"), " "}
+	res := Stage(context.Background(), h, cwd, files, Options{OpenSource: jailOpener(h, &calls)})
+	if calls != 5 {
+		t.Errorf("opener called %d times, want 5 (not for a blank entry)", calls)
+	}
+	real := filepath.Join(extra, "f.txt")
+	fi, _ := os.Stat(real)
+	if f := res.Files[0]; f.Status != Staged || f.Source != real || filepath.Base(filepath.Dir(f.Path)) != Digest(real, fi) || filepath.Base(f.Path) != "f.txt" {
+		t.Errorf("through an alias in another root: %+v", f)
+	}
+	if f := res.Files[1]; f.Status != Untouched || f.Source != filepath.Join(cwd, "in.txt") {
+		t.Errorf("inside cwd: %+v", f)
+	}
+	for i, want := range []error{jail.ErrEscape, os.ErrNotExist, host.ErrNotRegular} {
+		if f := res.Files[2+i]; f.Status != Kept || !errors.Is(f.Err, want) {
+			t.Errorf("%s: %+v, want kept with %v", f.Given, f, want)
+		}
+	}
+	if f := res.Files[5]; f.Status != Untouched || f.Err != nil {
+		t.Errorf("blank: %+v", f)
+	}
+	if res.Staged != 1 || res.Kept != 3 {
+		t.Errorf("staged %d, kept %d", res.Staged, res.Kept)
+	}
+
+	// A torn copy is retried from the same descriptor, not reopened.
+	os.WriteFile(real, []byte("a new version"), 0o644)
+	defer func() { afterCopy = nil }()
+	copies := 0
+	afterCopy = func() {
+		if copies++; copies == 1 {
+			os.WriteFile(real, []byte("A NEW VERSION"), 0o644)
+		}
+	}
+	calls = 0
+	res = Stage(context.Background(), h, cwd, []string{real}, Options{OpenSource: jailOpener(h, &calls)})
+	if f := res.Files[0]; f.Status != Staged || calls != 1 || copies != 2 {
+		t.Fatalf("%+v after %d opens and %d copies", f, calls, copies)
+	}
+	if b, _ := os.ReadFile(res.Files[0].Path); string(b) != "A NEW VERSION" {
+		t.Errorf("copy holds %q", b)
+	}
 }
