@@ -27,11 +27,37 @@ type WalkEntry = walk.Entry
 // compiled ignore rules, repositories and directory contexts that makes
 // IsPathIgnored cheap after the first call. Its zero value is ready.
 type walkFacadeState struct {
+	once  sync.Once // sets cache.Jail
 	cache walk.Cache
 }
 
-// walkState returns the Host's walk cache.
-func (h *Host) walkState() *walk.Cache { return &h.walk.cache }
+// walkState returns the Host's walk cache. Under the Jailed policy the
+// cache reads through the Host's jail (set once, before first use): what
+// IsPathIgnored and Walk answer then depends on no file outside the roots
+// but those the user's own git configuration names, so a model that can
+// write .git/config cannot make the answer reveal lines of an outside file
+// (see walk.Jail).
+func (h *Host) walkState() *walk.Cache {
+	h.walk.once.Do(func() {
+		if h.PathPolicy() == Jailed {
+			h.walk.cache.Jail = walkJail{h.jail}
+		}
+	})
+	return &h.walk.cache
+}
+
+// walkJail is the Host's jail as package walk needs it.
+type walkJail struct{ j *jail.Jail }
+
+// Contains is jail.Jail.Contains: lexical, no system call.
+func (w walkJail) Contains(path string) bool { return w.j.Contains(path) }
+
+// Open opens path read-only through the jail. O_NONBLOCK keeps a FIFO from
+// blocking the open; walk reads only regular files.
+func (w walkJail) Open(path string) (*os.File, error) {
+	f, _, err := w.j.OpenFile("", path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	return f, err
+}
 
 // Walk lists the tree under path (resolved like ResolveInJail, symbolic
 // links on the way followed inside the roots) the way git sees it: entries
@@ -129,6 +155,16 @@ func (h *Host) WalkFunc(ctx context.Context, cwd, path string, opts WalkOptions,
 // resolve it when the walk cache's inotify watches vouch that every
 // directory on the way is a real directory (see
 // walk.Cache.IsIgnoredIfReal); any doubt resolves through the jail.
+//
+// Under the Jailed policy the answer reveals nothing about files outside
+// the roots that the user's own git setup does not name: ignore and config
+// files inside the roots are read through the jail (a link out of the
+// roots counts as no file), and a core.excludesFile, include.path or
+// includeIf path that a config file inside the roots names outside them
+// is taken as a file that does not exist. git would read it; this is the
+// one place the answer departs from git on purpose (ADR 0002). Global and
+// system config, the global excludes file and a linked worktree's git
+// directory are the user's and are read wherever they are.
 //
 // A path inside the jail but in no git repository gives false and no
 // error. Errors: those of resolution (ErrEscape for a path outside every

@@ -77,6 +77,15 @@ type Cache struct {
 	// not vouch for it: 0 means RecheckInterval, a negative value means
 	// re-check every file on every call (and use no inotify at all).
 	Recheck time.Duration
+	// Jail, when set, confines what the Cache reads: a file inside the
+	// roots is opened through Jail.Open (links followed only inside the
+	// roots), and a path named by a configuration file inside the roots
+	// (core.excludesFile, include.path, includeIf's path) must itself lie
+	// inside them, or it is taken as a file that does not exist. Files
+	// outside the roots that the user's own configuration names are
+	// trusted and read by path. See Jail for the details. Set it before
+	// first use.
+	Jail Jail
 
 	mu    sync.Mutex
 	epoch time.Time
@@ -197,6 +206,7 @@ type cachedFile struct {
 	key      fileKey
 	racy     bool
 	data     []byte
+	jailed   bool   // read through Cache.Jail: the file lies inside the roots
 	gen      uint64 // bumped whenever data, existence or type changes
 
 	// The rules compiled from data, for compiledGen/base/fold.
@@ -225,7 +235,14 @@ func (c *Cache) file(path string, follow, statOnly bool) *cachedFile {
 
 // load brings f up to date if its last check is stale and returns it.
 // A file that cannot be read (missing, a directory, a symbolic link when
-// follow is false, no permission) counts as absent, as it does for git.
+// follow is false, no permission) counts as absent, as it does for git;
+// one that is not a regular file (a FIFO, a device) has no contents. The
+// stat by path only tells whether anything changed; what is read, and the
+// key kept, come from the descriptor the contents were read from (through
+// the Jail for a file inside the roots), so a path that now leads outside
+// the roots differs from the key kept and is looked at again each time.
+// Nothing here can block: opens are O_NONBLOCK and only regular files are
+// read (c.mu is held).
 func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 	if c.trusted(f.checked, f.wgen, f.watched, now) {
 		return f
@@ -242,18 +259,16 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 		f.checked = now
 		return f
 	}
-	var data []byte
-	if key.exists && !f.statOnly && !key.isDir {
-		d, err := readFileNoFollow(f.path, f.follow)
-		if err == nil {
-			data = d
-		}
+	key, data, jailed := c.readFile(f.path, f.follow, f.statOnly, key)
+	if !f.follow && key.isLink {
+		key = fileKey{}
 	}
-	if f.checked == 0 || key.exists != f.key.exists || key.isDir != f.key.isDir || !bytes.Equal(data, f.data) {
+	if f.checked == 0 || key.exists != f.key.exists || key.isDir != f.key.isDir || jailed != f.jailed || !bytes.Equal(data, f.data) {
 		f.gen++
 	}
 	f.data = data
 	f.key = key
+	f.jailed = jailed
 	f.racy = key.exists && time.Now().UnixNano()-key.mtime < int64(racyWindow)
 	f.checked = now
 	return f

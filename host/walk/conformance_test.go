@@ -18,6 +18,10 @@ type confCase struct {
 	xdg    bool              // set XDG_CONFIG_HOME
 	probes []string          // more paths for IsIgnored (need not exist; "x/" is a directory)
 	setup  func(t *testing.T, e *gitEnv)
+	// outside: the repository's own config names a file outside the
+	// repository, which a Cache with a Jail confined to the repository
+	// ignores on purpose (TestJailConfinesRepositoryFiles covers that).
+	outside bool
 }
 
 // Files most cases share, so every rule is tried against a spread of names.
@@ -141,7 +145,7 @@ var conformanceCases = []confCase{
 	{name: "global excludes via core.excludesFile", files: commonFiles, xdg: true, write: map[string]string{
 		"~/.gitconfig": "[core]\n\texcludesFile = ~/my-ignore\n", "~/my-ignore": "*.md\n", "$XDG/git/ignore": "*.go\n",
 	}},
-	{name: "core.excludesFile absolute in repo config", files: commonFiles, setup: func(t *testing.T, e *gitEnv) {
+	{name: "core.excludesFile absolute in repo config", files: commonFiles, outside: true, setup: func(t *testing.T, e *gitEnv) {
 		e.write("/elsewhere/ignore", "*.txt\n!a.txt\n")
 		e.git(e.repo, "config", "core.excludesFile", filepath.Join(e.tmp, "elsewhere", "ignore"))
 	}},
@@ -207,6 +211,14 @@ func TestConformance(t *testing.T) {
 				tc.setup(t, e)
 			}
 			checkAgainstGit(t, e, e.cache(), tc.probes)
+			// With a Jail whose root is the repository, global files
+			// outside it are trusted and everything inside is read
+			// through the jail: git's answers must not change.
+			if !tc.outside {
+				t.Run("jailed", func(t *testing.T) {
+					checkAgainstGit(t, e, e.jailedCache(e.repo), tc.probes)
+				})
+			}
 		})
 	}
 }
@@ -232,4 +244,7 @@ func TestWorktree(t *testing.T) {
 	we := *e
 	we.repo = wt
 	checkAgainstGit(t, &we, e.cache(), []string{"new.md", "sub/new.log"})
+	// Jailed to the worktree: the git directory and the common directory
+	// its ".git" file and commondir name lie outside and are trusted.
+	checkAgainstGit(t, &we, e.jailedCache(wt), []string{"new.md", "sub/new.log"})
 }

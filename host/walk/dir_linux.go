@@ -37,15 +37,6 @@ type dirBuf struct {
 
 func newDirBuf() *dirBuf { return &dirBuf{arena: make([]byte, 0, dirBufSize)} }
 
-func retryEINTR[T any](f func() (T, error)) (T, error) {
-	for {
-		v, err := f()
-		if err != unix.EINTR {
-			return v, err
-		}
-	}
-}
-
 // openRoot opens the walk's starting directory (a final symbolic link is
 // followed: the caller named it).
 func openRoot(path string) (dirHandle, error) {
@@ -157,8 +148,10 @@ func typeAt(d dirHandle, name string) entryType {
 }
 
 // readFileAt reads the regular file name inside d, refusing a symbolic
-// link (as git does for .gitignore since 2.32).
-func readFileAt(d dirHandle, name, path string) ([]byte, error) {
+// link (as git does for .gitignore since 2.32) and anything but a regular
+// file (see readRegular). d was opened by the walk, from a descriptor the
+// caller may have opened through a jail, so no path string is involved.
+func readFileAt(_ *Cache, d dirHandle, name, _ string) ([]byte, error) {
 	fd, err := retryEINTR(func() (int, error) {
 		return unix.Openat(int(d), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	})
@@ -166,31 +159,6 @@ func readFileAt(d dirHandle, name, path string) ([]byte, error) {
 		return nil, err
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, err
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, unix.EINVAL
-	}
-	if st.Size > maxIgnoreFileSize {
-		return nil, unix.EFBIG
-	}
-	buf := make([]byte, 0, st.Size+1)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := retryEINTR(func() (int, error) { return unix.Read(fd, buf[len(buf):cap(buf)]) })
-		if err != nil {
-			return nil, err
-		}
-		if n <= 0 {
-			return buf, nil
-		}
-		buf = buf[:len(buf)+n]
-		if len(buf) > maxIgnoreFileSize {
-			return nil, unix.EFBIG
-		}
-	}
+	data, _, err := readRegular(fd)
+	return data, err
 }

@@ -92,6 +92,14 @@ func typeAt(d dirHandle, name string) entryType {
 	return typeOther
 }
 
-func readFileAt(d dirHandle, name, path string) ([]byte, error) {
-	return readFileNoFollow(filepath.Join(string(d), name), false)
+// readFileAt reads the .gitignore name in d by path, refusing a symbolic
+// link and anything but a regular file; a file inside the roots of c's
+// Jail is read through it.
+func readFileAt(c *Cache, d dirHandle, name, path string) ([]byte, error) {
+	p := filepath.Join(string(d), name)
+	if c.Jail != nil && c.Jail.Contains(p) {
+		_, data := readJailed(c.Jail, p, false, false)
+		return data, nil
+	}
+	return readFileNoFollow(p, false)
 }

@@ -28,6 +28,18 @@
 // starting directory is listed even when it is itself ignored, as ripgrep
 // lists a directory named on its command line.
 //
+// With Cache.Jail set, a core.excludesFile, include.path or includeIf path
+// that a configuration file inside the jail's roots names outside them is
+// taken as a file that does not exist (git would read it), and files
+// inside the roots are read only through the jail, so that whoever may
+// write inside the roots cannot learn, through IsIgnored, the lines of a
+// file outside them. See Jail.
+//
+// Ignore and configuration files that are not regular files (a FIFO, a
+// device) are never read: they hold no rules, as git sees a FIFO
+// .gitignore (it reads st_size bytes, which is 0), and no read can wait
+// for a writer.
+//
 // # What it does not promise
 //
 // The walk is not a snapshot: entries created or removed while it runs
@@ -35,8 +47,9 @@
 // its parent's descriptor with O_NOFOLLOW, so a directory swapped for a
 // symbolic link mid-walk is refused, not followed; elsewhere the check and
 // the open are separate steps and that race is open. Bind mounts and mount
-// points inside the tree are crossed. Paths are not confined to any root
-// here: the host facade resolves the walked path through the jail first.
+// points inside the tree are crossed. The walked path is not confined to
+// any root here: the host facade opens it through the jail and hands the
+// descriptor to WalkDir.
 //
 // On Linux, IsIgnored sees every change to an ignore or config file made
 // before the call starts: it is told of changes by inotify and trusts what

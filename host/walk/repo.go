@@ -102,7 +102,7 @@ func (c *Cache) loadRepo(root string, now int64) *repoInfo {
 			excludes = filepath.Join(home, ".config", "git", "ignore")
 		}
 	}
-	if excludes != "" {
+	if excludes != "" && !cfg.excludesDenied {
 		r.global = dep(absJoin(root, excludes)).rules("", r.fold)
 	}
 	r.exclude = dep(filepath.Join(r.commonDir, "info", "exclude")).rules("", r.fold)
@@ -122,6 +122,9 @@ type gitConfig struct {
 	ignoreCase   bool
 	excludesFile string
 	excludesSet  bool
+	// excludesDenied: excludesFile came from a file inside the Jail's
+	// roots and names one outside them; it is taken as missing.
+	excludesDenied bool
 }
 
 // readConfig reads the configuration files git would, in git's order (the
@@ -130,11 +133,16 @@ type gitConfig struct {
 // ~/.gitconfig), the repository's config and, with
 // extensions.worktreeConfig, its config.worktree, then GIT_CONFIG_COUNT
 // pairs from the environment. include.path and includeIf "gitdir:" /
-// "gitdir/i:" are followed; other includeIf conditions are not.
+// "gitdir/i:" are followed; other includeIf conditions are not. With a
+// Jail, a file read through it (one inside the roots) may name only paths
+// inside the roots: a core.excludesFile, include.path or includeIf path
+// it names outside them is taken as a file that does not exist, whatever
+// is there (git would read it; see Jail).
 func (c *Cache) readConfig(r *repoInfo, dep func(string) *cachedFile) gitConfig {
 	var cfg gitConfig
 	worktreeConfig := false
-	set := func(section, key, value string, blank bool) {
+	// jailed: the variable comes from a file read through the Jail.
+	set := func(section, key, value string, blank, jailed bool) {
 		switch {
 		case strings.EqualFold(section, "core") && strings.EqualFold(key, "ignorecase"):
 			if b, ok := parseGitBool(value, blank); ok {
@@ -146,6 +154,7 @@ func (c *Cache) readConfig(r *repoInfo, dep func(string) *cachedFile) gitConfig 
 			}
 			cfg.excludesFile = c.expandConfigPath(value)
 			cfg.excludesSet = cfg.excludesFile != ""
+			cfg.excludesDenied = cfg.excludesSet && !c.confinedPath(jailed, absJoin(r.root, cfg.excludesFile))
 		case strings.EqualFold(section, "extensions") && strings.EqualFold(key, "worktreeconfig"):
 			if b, ok := parseGitBool(value, blank); ok {
 				worktreeConfig = b
@@ -162,16 +171,22 @@ func (c *Cache) readConfig(r *repoInfo, dep func(string) *cachedFile) gitConfig 
 			return
 		}
 		dir := filepath.Dir(path)
+		jailed := f.jailed
+		include := func(value string) {
+			if p := absJoin(dir, c.expandConfigPath(value)); c.confinedPath(jailed, p) {
+				readFile(p, depth+1)
+			}
+		}
 		parseConfig(f.data, func(section, sub, key, value string, blank bool) {
 			switch {
 			case strings.EqualFold(section, "include") && sub == "" && strings.EqualFold(key, "path") && !blank:
-				readFile(absJoin(dir, c.expandConfigPath(value)), depth+1)
+				include(value)
 			case strings.EqualFold(section, "includeIf") && strings.EqualFold(key, "path") && !blank:
 				if c.gitdirCondition(sub, dir, r.gitDir) {
-					readFile(absJoin(dir, c.expandConfigPath(value)), depth+1)
+					include(value)
 				}
 			case sub == "":
-				set(section, key, value, blank)
+				set(section, key, value, blank, jailed)
 			}
 		})
 	}
@@ -204,7 +219,7 @@ func (c *Cache) readConfig(r *repoInfo, dep func(string) *cachedFile) gitConfig 
 			k := c.getenv(fmt.Sprintf("GIT_CONFIG_KEY_%d", i))
 			v := c.getenv(fmt.Sprintf("GIT_CONFIG_VALUE_%d", i))
 			if dot, last := strings.IndexByte(k, '.'), strings.LastIndexByte(k, '.'); dot > 0 && dot == last {
-				set(k[:dot], k[dot+1:], v, false)
+				set(k[:dot], k[dot+1:], v, false, false)
 			}
 		}
 	}

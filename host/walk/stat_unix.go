@@ -3,8 +3,7 @@
 package walk
 
 import (
-	"io"
-	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,6 +18,20 @@ type fileKey struct {
 	size   int64
 	mtime  int64 // nanoseconds since the epoch
 	ctime  int64
+}
+
+// keyOf is the key of what st describes.
+func keyOf(st *unix.Stat_t) fileKey {
+	return fileKey{
+		exists: true,
+		isDir:  st.Mode&unix.S_IFMT == unix.S_IFDIR,
+		isLink: st.Mode&unix.S_IFMT == unix.S_IFLNK,
+		dev:    uint64(st.Dev),
+		ino:    st.Ino,
+		size:   st.Size,
+		mtime:  st.Mtim.Nano(),
+		ctime:  st.Ctim.Nano(),
+	}
 }
 
 // statKey stats path (through a final symbolic link when follow is set).
@@ -39,50 +52,146 @@ func statKey(path string, follow bool) fileKey {
 	if err != nil {
 		return fileKey{}
 	}
-	return fileKey{
-		exists: true,
-		isDir:  st.Mode&unix.S_IFMT == unix.S_IFDIR,
-		isLink: st.Mode&unix.S_IFMT == unix.S_IFLNK,
-		dev:    uint64(st.Dev),
-		ino:    st.Ino,
-		size:   st.Size,
-		mtime:  st.Mtim.Nano(),
-		ctime:  st.Ctim.Nano(),
-	}
+	return keyOf(&st)
 }
 
-// readFileNoFollow reads a whole file; without follow a final symbolic
-// link is refused, as git refuses to follow an in-tree .gitignore link.
+// readFileNoFollow reads a whole regular file by path; without follow a
+// final symbolic link is refused, as git refuses to follow an in-tree
+// .gitignore link. Anything but a regular file is refused (see
+// readRegular). The open itself cannot wait: O_NONBLOCK lets a FIFO open
+// without a writer.
 func readFileNoFollow(path string, follow bool) ([]byte, error) {
 	flags := unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK
 	if !follow {
 		flags |= unix.O_NOFOLLOW
 	}
-	fd, err := openRetry(path, flags)
+	fd, err := retryEINTR(func() (int, error) { return unix.Open(path, flags, 0) })
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), path)
-	defer f.Close()
-	return readAllLimited(f)
+	defer unix.Close(fd)
+	data, _, err := readRegular(fd)
+	return data, err
 }
 
-func openRetry(path string, flags int) (int, error) {
+// readRegular reads the whole file open on fd and returns it with the
+// file's key. fd is fstat'ed first and anything but a regular file (a
+// FIFO, a socket, a device, a directory) is refused with EINVAL before a
+// single read, so no read can wait for a writer: git, which reads st_size
+// bytes after an fstat, sees a FIFO as an empty file, and no rules is what
+// both answers give. Reads are raw read(2) calls on the descriptor, never
+// through Go's poller (which would park a goroutine on a non-blocking
+// descriptor until it is readable). A file over maxIgnoreFileSize is
+// refused with EFBIG (git's limit for pattern files; config files share
+// it, where git has none: a config of that size is not one).
+func readRegular(fd int) ([]byte, fileKey, error) {
+	var st unix.Stat_t
+	if _, err := retryEINTR(func() (int, error) { return 0, unix.Fstat(fd, &st) }); err != nil {
+		return nil, fileKey{}, err
+	}
+	key := keyOf(&st)
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, key, unix.EINVAL
+	}
+	if st.Size > maxIgnoreFileSize {
+		return nil, key, unix.EFBIG
+	}
+	buf := make([]byte, 0, st.Size+1)
 	for {
-		fd, err := unix.Open(path, flags, 0)
-		if err != unix.EINTR {
-			return fd, err
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := retryEINTR(func() (int, error) { return unix.Read(fd, buf[len(buf):cap(buf)]) })
+		if err != nil {
+			return nil, key, err
+		}
+		if n <= 0 {
+			return buf, key, nil
+		}
+		buf = buf[:len(buf)+n]
+		if len(buf) > maxIgnoreFileSize {
+			return nil, key, unix.EFBIG
 		}
 	}
 }
 
-// readAllLimited reads r to the end, giving up past maxIgnoreFileSize.
-func readAllLimited(r io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxIgnoreFileSize+1))
-	if err != nil {
-		return nil, err
+// readJailed is readFile for a file that lies inside j's roots: every
+// system call is made on a descriptor that j opened, so a symbolic link
+// swapped in anywhere on the way is followed only inside the roots. With
+// follow, j opens the file itself (a final link is followed inside the
+// roots, as git follows it for info/exclude and config files); without,
+// j opens the directory and the file is looked at and opened relative to
+// it with O_NOFOLLOW (a final link counts as absent, as for git's
+// .gitignore). Any error, including an escape, gives absent.
+func readJailed(j Jail, path string, follow, statOnly bool) (key fileKey, data []byte) {
+	name := path
+	if !follow {
+		name = filepath.Dir(path)
 	}
-	return b, nil
+	f, err := j.Open(name)
+	if err != nil {
+		return fileKey{}, nil
+	}
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return fileKey{}, nil
+	}
+	_ = rc.Control(func(fdp uintptr) {
+		fd := int(fdp)
+		if follow {
+			key, data = readOpened(fd, statOnly)
+			return
+		}
+		base := filepath.Base(path)
+		var st unix.Stat_t
+		if _, err := retryEINTR(func() (int, error) { return 0, unix.Fstatat(fd, base, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+			return
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			return
+		}
+		key = keyOf(&st)
+		if statOnly || st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return
+		}
+		ffd, err := retryEINTR(func() (int, error) {
+			return unix.Openat(fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		})
+		if err != nil {
+			key = fileKey{}
+			return
+		}
+		defer unix.Close(ffd)
+		key, data = readOpened(ffd, false)
+	})
+	return key, data
+}
+
+// readOpened returns the key of the file open on fd and, unless statOnly,
+// its contents when it is a regular file.
+func readOpened(fd int, statOnly bool) (fileKey, []byte) {
+	if statOnly {
+		var st unix.Stat_t
+		if _, err := retryEINTR(func() (int, error) { return 0, unix.Fstat(fd, &st) }); err != nil {
+			return fileKey{}, nil
+		}
+		return keyOf(&st), nil
+	}
+	data, key, err := readRegular(fd)
+	if err != nil {
+		return key, nil
+	}
+	return key, data
+}
+
+func retryEINTR[T any](f func() (T, error)) (T, error) {
+	for {
+		v, err := f()
+		if err != unix.EINTR {
+			return v, err
+		}
+	}
 }
 
 // isDirPath reports whether path names a directory (without following a

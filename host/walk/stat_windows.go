@@ -3,6 +3,7 @@
 package walk
 
 import (
+	"errors"
 	"io"
 	"os"
 )
@@ -38,8 +39,9 @@ func statKey(path string, follow bool) fileKey {
 	}
 }
 
-// readFileNoFollow reads a whole file; without follow a symbolic link is
-// refused (checked before opening: Windows has no O_NOFOLLOW).
+// readFileNoFollow reads a whole regular file; without follow a symbolic
+// link is refused (checked before opening: Windows has no O_NOFOLLOW), and
+// anything but a regular file is refused before a read.
 func readFileNoFollow(path string, follow bool) ([]byte, error) {
 	if !follow {
 		if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink != 0 {
@@ -51,12 +53,61 @@ func readFileNoFollow(path string, follow bool) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readAllLimited(f)
+	_, data, err := readRegularFile(f)
+	return data, err
 }
 
-// readAllLimited reads r to the end, giving up past maxIgnoreFileSize.
-func readAllLimited(r io.Reader) ([]byte, error) {
-	return io.ReadAll(io.LimitReader(r, maxIgnoreFileSize+1))
+// readRegularFile reads f if it is a regular file of at most
+// maxIgnoreFileSize bytes, and returns its key either way.
+func readRegularFile(f *os.File) (fileKey, []byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return fileKey{}, nil, err
+	}
+	key := fileKey{exists: true, isDir: fi.IsDir(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if !fi.Mode().IsRegular() {
+		return key, nil, errNotRegular
+	}
+	if fi.Size() > maxIgnoreFileSize {
+		return key, nil, errTooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxIgnoreFileSize+1))
+	if err != nil || len(b) > maxIgnoreFileSize {
+		return key, nil, errTooLarge
+	}
+	return key, b, nil
+}
+
+var (
+	errNotRegular = errors.New("not a regular file")
+	errTooLarge   = errors.New("file too large")
+)
+
+// readJailed is readFile for a file inside j's roots, opened through j.
+// Without follow a final symbolic link is refused by an Lstat before the
+// open: Windows has no openat, so that check and the open are separate
+// steps (a link swapped in between is still resolved by j, inside the
+// roots only).
+func readJailed(j Jail, path string, follow, statOnly bool) (fileKey, []byte) {
+	if !follow {
+		if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+			return fileKey{}, nil
+		}
+	}
+	f, err := j.Open(path)
+	if err != nil {
+		return fileKey{}, nil
+	}
+	defer f.Close()
+	if statOnly {
+		fi, err := f.Stat()
+		if err != nil {
+			return fileKey{}, nil
+		}
+		return fileKey{exists: true, isDir: fi.IsDir(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}, nil
+	}
+	key, data, _ := readRegularFile(f)
+	return key, data
 }
 
 // isDirPath reports whether path names a directory (without following a

@@ -253,7 +253,7 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 		}
 		if hasIgnore && ctx.repo != nil {
 			ipath := joinPath(abs, ".gitignore")
-			if data, err := readFileAt(h, ".gitignore", ipath); err == nil {
+			if data, err := readFileAt(w.c, h, ".gitignore", ipath); err == nil {
 				if rs := parseRules(data, ipath, ctx.rel, ctx.repo.fold); !rs.empty() {
 					ctx = ctx.withRules(rs)
 				}

@@ -1,0 +1,163 @@
+package walk
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// This file is what confines the Cache's reads when a Jail is set: which
+// files are read through it, and which configured paths are believed.
+
+// Jail confines what a Cache reads, for a caller (the Host under its
+// Jailed policy) whose users may write files inside some roots but must
+// learn nothing about files outside them. IsIgnored's answer depends on
+// the contents of the files it reads, so a repository configuration that
+// names an outside file as core.excludesFile would otherwise let whoever
+// writes .git/config test guessed lines of any file on the machine.
+//
+// With a Jail set:
+//
+//   - Every file the Cache reads or stats for its contents and existence
+//     that lies inside the roots (.gitignore files, .git entries, HEAD,
+//     commondir, config and config.worktree, info/exclude, an excludes
+//     file, an included config) is opened through Open: a symbolic link on
+//     the way, even one swapped in at that moment, is followed only inside
+//     the roots, and a file it cannot open counts as absent. A path
+//     outside the roots whose symbolic links lead into them is handed to
+//     Open from the first point inside, and the file counts as one inside
+//     the roots below (a ~/.gitconfig that links into the workspace is the
+//     workspace's to write, so it is not trusted).
+//   - A path named by a configuration file that was read through Open
+//     (core.excludesFile, include.path, includeIf's path) must itself lie
+//     inside the roots (by Contains, after "~" expansion and made
+//     absolute); one outside is taken as a file that does not exist,
+//     whatever is there, so the answers are git's answers for a machine
+//     without it. This is the one place where the Cache parts from git on
+//     purpose: git would read the named file.
+//   - Files outside the roots that the user's own setup names are trusted
+//     and read by path as without a Jail: the system and global config
+//     files and what they include or name as excludes file, GIT_CONFIG_*
+//     variables, and a linked worktree's git directory and common
+//     directory (which usually lie outside the worktree) with their
+//     config and info/exclude.
+//
+// What it does not cover: a ".git" file (or commondir file) inside the
+// roots may name any directory as the git directory, as for git; what is
+// read there is trusted, so files named HEAD, commondir, config and
+// info/exclude under a directory of the writer's choosing are consulted
+// (never a file of arbitrary name, and never as the excludes file unless
+// that directory's own config names it). Walk's own .gitignore reads are
+// made relative to its directory descriptors (on Linux) and need no Jail.
+// inotify watches stay on paths: an event only makes the Cache re-check,
+// and every re-check reads through the Jail.
+type Jail interface {
+	// Contains reports, lexically and without a system call, whether the
+	// absolute, clean path lies under a root.
+	Contains(path string) bool
+	// Open opens path (absolute) for reading through the jail, following
+	// symbolic links inside the roots and refusing any way out; it must
+	// not block on a FIFO (open it O_NONBLOCK).
+	Open(path string) (*os.File, error)
+}
+
+// maxOutsideLinks bounds the symbolic links enterRoots follows: Linux's
+// MAXSYMLINKS, as for the jail itself.
+const maxOutsideLinks = 40
+
+// readFile reads (or, with statOnly, only identifies) path for load, whose
+// stat by path gave key. It returns the file's key and contents and
+// whether they were read through c.Jail. Without a Jail, or for a file
+// that stays outside the roots, it reads by path.
+func (c *Cache) readFile(path string, follow, statOnly bool, key fileKey) (fileKey, []byte, bool) {
+	j := c.Jail
+	if !key.exists {
+		// Nothing there by path; through the jail there could only be less.
+		return key, nil, j != nil && j.Contains(path)
+	}
+	if j != nil {
+		p := path
+		if j.Contains(p) || enterRoots(j, &p, follow) {
+			k, data := readJailed(j, p, follow, statOnly)
+			return k, data, true
+		}
+	}
+	var data []byte
+	if !statOnly && !key.isDir {
+		data, _ = readFileNoFollow(path, follow)
+	}
+	return key, data, false
+}
+
+// enterRoots follows the symbolic links of *path (absolute, outside j's
+// roots) by Lstat and Readlink, one component at a time, and reports
+// whether the resolution enters a root. If so *path is set to where it
+// does, followed by the components still to resolve, for j.Open to finish
+// from inside (so that, say, a global excludes file that links to a file
+// in the workspace cannot be redirected by a link the workspace's writer
+// swaps in). The final component is not followed unless follow is set.
+// The links outside the roots are the user's; an error or too many links
+// gives false, and the caller's plain open meets the same error.
+func enterRoots(j Jail, path *string, follow bool) bool {
+	vol := filepath.VolumeName(*path)
+	sep := string(filepath.Separator)
+	done := vol + sep
+	rest := splitComponents((*path)[len(vol):])
+	for links := 0; len(rest) > 0; {
+		name := rest[0]
+		rest = rest[1:]
+		if name == ".." {
+			done = filepath.Dir(done)
+			continue
+		}
+		next := filepath.Join(done, name)
+		if j.Contains(next) {
+			*path = filepath.Join(append([]string{next}, rest...)...)
+			return true
+		}
+		if len(rest) == 0 && !follow {
+			return false
+		}
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return false
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		if links++; links > maxOutsideLinks {
+			return false
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return false
+		}
+		if filepath.IsAbs(target) {
+			v := filepath.VolumeName(target)
+			done = v + sep
+			target = target[len(v):]
+		}
+		rest = append(splitComponents(target), rest...)
+	}
+	return false
+}
+
+// splitComponents splits a path into its components, dropping empty ones
+// and ".".
+func splitComponents(p string) []string {
+	var out []string
+	for _, s := range strings.FieldsFunc(p, func(r rune) bool { return os.IsPathSeparator(uint8(r)) }) {
+		if s != "." {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// confinedPath reports whether a path named by a configuration file may be
+// used: always, unless the file was read through the Jail and p (absolute)
+// lies outside the roots.
+func (c *Cache) confinedPath(fromJailed bool, p string) bool {
+	return !fromJailed || c.Jail == nil || c.Jail.Contains(p)
+}
