@@ -43,11 +43,12 @@ var ErrNoShell = hostexec.ErrNoShell
 // package invalidation) is told that contents, names and git metadata may
 // all have changed.
 func (h *Host) Exec(ctx context.Context, req ExecRequest) (ExecOutput, error) {
-	dir, err := h.resolveDir(ctx, req.Cwd)
+	dir, canon, err := h.openDir(ctx, req.Cwd)
 	if err != nil {
 		return ExecOutput{}, err
 	}
-	req.Cwd = dir
+	defer dir.Close()
+	req.Cwd, req.Dir = canon, dir
 	out, err := h.runner.Exec(ctx, req)
 	if err == nil {
 		mayHaveChangedAnything(ctx)
@@ -62,11 +63,12 @@ func (h *Host) Exec(ctx context.Context, req ExecRequest) (ExecOutput, error) {
 // of Exec, and so are the errors, with program not found
 // (errors.Is(err, os/exec.ErrNotFound)) in place of ErrNoShell.
 func (h *Host) RunCapture(ctx context.Context, program string, args []string, cwd string, timeout time.Duration) (ExecOutput, error) {
-	dir, err := h.resolveDir(ctx, cwd)
+	dir, canon, err := h.openDir(ctx, cwd)
 	if err != nil {
 		return ExecOutput{}, err
 	}
-	out, err := h.runner.RunCapture(ctx, program, args, dir, timeout)
+	defer dir.Close()
+	out, err := h.runner.RunCaptureIn(ctx, dir, program, args, canon, timeout)
 	if err == nil {
 		mayHaveChangedAnything(ctx)
 	}

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"syscall"
 
 	hostexec "github.com/agenthost/agenthost/host/exec"
@@ -120,23 +121,22 @@ func (h *Host) ResolveInJail(ctx context.Context, cwd, path string) (string, err
 	return h.jail.Resolve(cwd, path)
 }
 
-// resolveDir resolves a tool's working directory to a canonical directory.
-func (h *Host) resolveDir(ctx context.Context, cwd string) (string, error) {
+// openDir opens a tool's working directory through the jail ("" is the
+// workspace root) and returns it with its canonical path. A command is
+// started in the descriptor, not the path, so a directory swapped for a
+// link after the check cannot move the start outside the roots.
+func (h *Host) openDir(ctx context.Context, cwd string) (*os.File, string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
 	if cwd == "" {
-		return h.jail.WorkspaceRoot(), nil
+		cwd = "."
 	}
-	p, err := h.ResolveInJail(ctx, "", cwd)
-	if err != nil {
-		return "", err
+	dir, canon, err := h.jail.OpenDir("", cwd)
+	if errors.Is(err, syscall.ENOTDIR) {
+		return nil, "", &fs.PathError{Op: "chdir", Path: cwd, Err: syscall.ENOTDIR}
 	}
-	st, err := h.fs.Stat("", p)
-	if err != nil {
-		return "", err
-	}
-	if !st.IsDir {
-		return "", &fs.PathError{Op: "chdir", Path: cwd, Err: syscall.ENOTDIR}
-	}
-	return st.Path, nil
+	return dir, canon, err
 }
 
 // ReadFile reads a regular file inside the jail. See ResolveInJail for cwd

@@ -99,6 +99,13 @@ type Request struct {
 	// 100 ms a call reading profiles) and not interactive, so no rc file is
 	// read (bash still honours $BASH_ENV).
 	Shell string
+	// Dir, when set, is an open directory to start the command in, used
+	// in place of the path Cwd: on Linux the child changes into it
+	// through /proc/self/fd, so a directory swapped for a symbolic link
+	// after the caller opened Dir cannot redirect the start. Cwd then
+	// only sets $PWD. The caller keeps Dir open until the call returns
+	// and closes it. Elsewhere, or without /proc, Cwd is used.
+	Dir *os.File
 }
 
 // Output is what a run produced. A run that started always yields one,
@@ -186,6 +193,7 @@ func (r *Runner) Exec(ctx context.Context, req Request) (Output, error) {
 		path:     shell,
 		args:     []string{"-c", "--", req.Command},
 		cwd:      req.Cwd,
+		dir:      req.Dir,
 		env:      req.Env,
 		timeout:  r.limits.timeout(req.Timeout),
 		combined: req.Combined,
@@ -203,10 +211,17 @@ func (r *Runner) Exec(ctx context.Context, req Request) (Output, error) {
 // (errors.Is(err, os/exec.ErrNotFound)) or not executable
 // (fs.ErrPermission), and the cases listed under Exec.
 func (r *Runner) RunCapture(ctx context.Context, program string, args []string, cwd string, timeout time.Duration) (Output, error) {
+	return r.RunCaptureIn(ctx, nil, program, args, cwd, timeout)
+}
+
+// RunCaptureIn is RunCapture starting in the open directory dir, as
+// Request.Dir (nil means cwd).
+func (r *Runner) RunCaptureIn(ctx context.Context, dir *os.File, program string, args []string, cwd string, timeout time.Duration) (Output, error) {
 	return r.run(ctx, spec{
 		path:    program,
 		args:    args,
 		cwd:     cwd,
+		dir:     dir,
 		timeout: r.limits.timeout(timeout),
 	})
 }

@@ -17,6 +17,7 @@ type spec struct {
 	path     string   // program, looked up on PATH unless it has a separator
 	args     []string // arguments after argv[0]
 	cwd      string
+	dir      *os.File // when set, where to start (cwd only names it)
 	env      []string // additions to the environment
 	timeout  time.Duration
 	combined bool
@@ -88,7 +89,7 @@ func prepare(ctx context.Context, s spec) (*osexec.Cmd, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("exec: not started: %w", err)
 	}
-	if s.cwd != "" {
+	if s.cwd != "" && s.dir == nil {
 		fi, err := os.Stat(s.cwd)
 		if err != nil {
 			return nil, fmt.Errorf("exec: working directory: %w", err)
@@ -103,7 +104,16 @@ func prepare(ctx context.Context, s spec) (*osexec.Cmd, error) {
 		return nil, fmt.Errorf("exec: %w", cmd.Err)
 	}
 	cmd.Dir = s.cwd
-	cmd.Env = append(append(os.Environ(), quietEnv...), s.env...)
+	if s.dir != nil {
+		cmd.Dir = dirPath(s.dir, s.cwd)
+	}
+	cmd.Env = append(os.Environ(), quietEnv...)
+	if s.cwd != "" {
+		// Our own $PWD would be wrong for the child; a caller's Env may
+		// still replace this one.
+		cmd.Env = append(cmd.Env, "PWD="+s.cwd)
+	}
+	cmd.Env = append(cmd.Env, s.env...)
 	setProcAttr(cmd)
 	return cmd, nil
 }

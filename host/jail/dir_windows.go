@@ -20,6 +20,7 @@ const O_DIRECTORY = oDirectory
 
 const (
 	eloop      = syscall.ELOOP
+	oPath      = os.O_RDONLY
 	enotdir    = syscall.ENOTDIR
 	oDirectory = 0
 )

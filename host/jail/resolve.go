@@ -479,3 +479,32 @@ func (j *Jail) Contains(p string) bool {
 	r, _ := rs.containing(rs.unalias(filepath.Clean(p)))
 	return r != nil
 }
+
+// OpenDir opens the directory path names (links followed inside the
+// roots) only to stand in it: on Linux the descriptor is O_PATH, so no
+// read permission is needed. It returns the directory and its canonical
+// path. A file gives an error matching syscall.ENOTDIR; errors are
+// otherwise as for Resolve.
+func (j *Jail) OpenDir(cwd, path string) (*os.File, string, error) {
+	var dir *os.File
+	var canon string
+	err := j.Do(cwd, path, true, func(l *Location) error {
+		f, err := l.Dir.OpenFile(l.Name, oPath|oDirectory, 0)
+		if err != nil {
+			if errors.Is(err, enotdir) {
+				// A final link is refused by O_NOFOLLOW as ENOTDIR or
+				// ELOOP; make it ELOOP so that Do follows it.
+				if _, lerr := l.Dir.Readlink(l.Name); lerr == nil {
+					return errFinalLink
+				}
+			}
+			return err
+		}
+		dir, canon = f, l.Path
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return dir, canon, nil
+}

@@ -1,0 +1,69 @@
+//go:build linux
+
+package host_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agenthost/agenthost/host"
+)
+
+// TestExecCwdSwapRace: while a directory inside the workspace is swapped
+// with a link to outside, a command whose cwd names it must never start
+// outside: the Host starts it in the descriptor the jail opened.
+func TestExecCwdSwapRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("race test: skipped under -short")
+	}
+	dir := t.TempDir()
+	ws, out := filepath.Join(dir, "ws"), filepath.Join(dir, "out")
+	os.MkdirAll(filepath.Join(ws, "d"), 0o755)
+	os.MkdirAll(out, 0o755)
+	os.Symlink(out, filepath.Join(ws, "l"))
+	h := newHost(t, host.Config{WorkspaceRoot: ws})
+	wsfd, err := unix.Open(ws, unix.O_PATH|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(wsfd)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			unix.Renameat2(wsfd, "d", wsfd, "l", unix.RENAME_EXCHANGE)
+		}
+	})
+	started := 0
+	for i := 0; i < 5000 && started < 100; i++ {
+		var o host.ExecOutput
+		var err error
+		if i%2 == 0 {
+			o, err = h.Exec(bg, host.ExecRequest{Command: "readlink /proc/self/cwd", Cwd: "d"})
+		} else {
+			o, err = h.RunCapture(bg, "readlink", []string{"/proc/self/cwd"}, "d", 0)
+		}
+		if err != nil {
+			continue // refused: the name was the link at that moment
+		}
+		started++
+		if got := strings.TrimSpace(o.Stdout); !strings.HasPrefix(got, ws+"/") {
+			t.Errorf("run %d started in %q, outside the workspace", i, got)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if started < 20 {
+		t.Fatalf("only %d runs started: the test did not exercise the race", started)
+	}
+}
