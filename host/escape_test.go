@@ -273,6 +273,35 @@ var escapeOps = []escapeOp{
 		},
 	},
 	{
+		name: "UpdateFile",
+		run: func(h *host.Host, cwd, path string) (string, error) {
+			st, err := h.UpdateFile(context.Background(), cwd, path, func(host.FileRead) ([]byte, error) {
+				return []byte("NEW"), nil
+			})
+			return st.Path, err
+		},
+		check: func(t *testing.T, dir string, c escapeCase, got string, err error) {
+			want := filepath.Join(dir, c.target)
+			switch {
+			case !c.existed:
+				if !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("missing target: got %v; want fs.ErrNotExist", err)
+				}
+			case c.wasDir:
+				if !errors.Is(err, host.ErrNotRegular) {
+					t.Errorf("directory: got %v; want ErrNotRegular", err)
+				}
+			default:
+				if err != nil || got != want {
+					t.Fatalf("got %q, %v; want %q", got, err, want)
+				}
+				if b, _ := os.ReadFile(want); string(b) != "NEW" {
+					t.Errorf("target holds %q, want NEW", b)
+				}
+			}
+		},
+	},
+	{
 		name: "CreateDir",
 		run: func(h *host.Host, cwd, path string) (string, error) {
 			return "", h.CreateDir(context.Background(), cwd, path, false, false)

@@ -44,6 +44,9 @@ var (
 	ErrNotRegular = hostfs.ErrNotRegular
 	// ErrTooLarge is wrapped by ReadFile's error for a file over the limit.
 	ErrTooLarge = hostfs.ErrTooLarge
+	// ErrChanged is wrapped by UpdateFile's error when the file changed
+	// between its read and its write (nothing was written).
+	ErrChanged = hostfs.ErrChanged
 )
 
 // FileStat describes a file as an operation saw it.
@@ -160,6 +163,23 @@ func (h *Host) WriteFile(ctx context.Context, cwd, path string, contents []byte)
 	st, err := h.fs.WriteFile(cwd, path, contents)
 	if err == nil {
 		invalidation.FromContext(ctx).Touch(invalidation.ScopeContent|invalidation.ScopeTree, st.Path)
+	}
+	return st, err
+}
+
+// UpdateFile reads a regular file inside the jail, passes it to fn and
+// atomically replaces it with what fn returns: read, check and write all
+// go through one open directory, so the file replaced is the file read.
+// If the file changed in between, nothing is written and the error wraps
+// ErrChanged; fn's own error is returned as is. The invocation in ctx
+// records a confirmed content change of the canonical path.
+func (h *Host) UpdateFile(ctx context.Context, cwd, path string, fn func(FileRead) ([]byte, error)) (FileStat, error) {
+	if err := ctx.Err(); err != nil {
+		return FileStat{}, err
+	}
+	st, err := h.fs.UpdateFile(cwd, path, fn)
+	if err == nil {
+		invalidation.FromContext(ctx).Touch(invalidation.ScopeContent, st.Path)
 	}
 	return st, err
 }

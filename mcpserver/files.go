@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agenthost/agenthost/host"
 	"github.com/agenthost/agenthost/invalidation"
 )
 
@@ -218,24 +219,65 @@ func (s *Server) editFile(ctx context.Context, in editFileIn) (*mcp.CallToolResu
 	if len(in.Edits) == 0 {
 		return nil, nil, errors.New("edits is empty: give at least one {oldText, newText}")
 	}
-	r, err := s.h.ReadFile(ctx, "", in.Path)
-	if err != nil {
-		return nil, nil, s.explain(ctx, in.Path, err)
+	// The read, the edit and the write happen on one open directory
+	// (Host.UpdateFile): the file replaced is the file that was read, and
+	// a write that raced with this edit makes it fail rather than be lost.
+	var diff string
+	edit := func(r host.FileRead) ([]byte, error) {
+		out, err := applyEdits(r, in.Edits)
+		if err != nil {
+			return nil, err
+		}
+		diff = unifiedDiff(r.Path, r.Contents, out)
+		if diff == "" {
+			diff = "(no change)\n"
+		}
+		if in.DryRun || out == r.Contents {
+			return nil, errNoWrite
+		}
+		return []byte(out), nil
 	}
+	_, err := s.h.UpdateFile(ctx, "", in.Path, edit)
+	switch {
+	case err == nil, errors.Is(err, errNoWrite):
+		return text(diff), nil, nil
+	case errors.Is(err, host.ErrChanged):
+		return nil, nil, fmt.Errorf("%s changed while it was being edited (another write came in between); nothing was written. Read it again and retry", in.Path)
+	case errors.As(err, new(*editError)):
+		return nil, nil, err
+	}
+	return nil, nil, s.explain(ctx, in.Path, err)
+}
+
+// errNoWrite tells UpdateFile to leave the file alone (a dry run, or an
+// edit that changes nothing).
+var errNoWrite = errors.New("no write")
+
+// editError is a refusal of the edit itself, worded for the model.
+type editError struct{ msg string }
+
+func (e *editError) Error() string { return e.msg }
+
+func editErrorf(format string, args ...any) error {
+	return &editError{msg: fmt.Sprintf(format, args...)}
+}
+
+// applyEdits applies the edits in order to r's contents, all or nothing.
+func applyEdits(r host.FileRead, edits []editSpec) (string, error) {
 	if int64(len(r.Contents)) != r.Stat.Size {
-		return nil, nil, fmt.Errorf("%s is not valid UTF-8 text: editing it through text would change bytes the edit does not name, so nothing was written", r.Path)
+		return "", editErrorf("%s is not valid UTF-8 text: editing it through text would change bytes the edit does not name, so nothing was written", r.Path)
 	}
 	out := r.Contents
-	for i, e := range in.Edits {
+	for i, e := range edits {
 		if e.OldText == "" {
-			return nil, nil, fmt.Errorf("edit %d: oldText is empty; to replace the whole file use write_file", i+1)
+			return "", editErrorf("edit %d: oldText is empty; to replace the whole file use write_file", i+1)
 		}
 		n := strings.Count(out, e.OldText)
 		switch {
 		case n == 0:
-			return nil, nil, fmt.Errorf("edit %d: oldText was not found in %s%s; nothing was written. Read the file again and copy the text exactly", i+1, r.Path, notFoundHint(out, e.OldText))
+			return "", editErrorf("edit %d: oldText was not found in %s%s; nothing was written. Read the file again and copy the text exactly", i+1, r.Path, notFoundHint(out, e.OldText))
 		case n > 1 && !e.ReplaceAll:
-			return nil, nil, fmt.Errorf("edit %d: oldText occurs %d times in %s (at lines %s); nothing was written. Add surrounding lines to make it unique, or set replaceAll", i+1, n, r.Path, occurrenceLines(out, e.OldText, 10))
+			return "", editErrorf("edit %d: oldText occurs %d times in %s (at lines %s); nothing was written. Add surrounding lines to make it unique, or set replaceAll", i+1, n, r.Path, occurrenceLines(out, e.OldText, 10))
 		}
 		if e.ReplaceAll {
 			out = strings.ReplaceAll(out, e.OldText, e.NewText)
@@ -243,19 +285,7 @@ func (s *Server) editFile(ctx context.Context, in editFileIn) (*mcp.CallToolResu
 			out = strings.Replace(out, e.OldText, e.NewText, 1)
 		}
 	}
-	diff := unifiedDiff(r.Path, r.Contents, out)
-	if diff == "" {
-		diff = "(no change)\n"
-	}
-	if in.DryRun {
-		return text(diff), nil, nil
-	}
-	if out != r.Contents {
-		if _, err := s.h.WriteFile(ctx, "", r.Path, []byte(out)); err != nil {
-			return nil, nil, s.explain(ctx, in.Path, err)
-		}
-	}
-	return text(diff), nil, nil
+	return out, nil
 }
 
 // notFoundHint says what might be wrong with an oldText that does not

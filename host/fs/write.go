@@ -58,6 +58,12 @@ func (f *FS) WriteFile(cwd, path string, contents []byte) (FileStat, error) {
 }
 
 func writeAtomic(l *jail.Location, contents []byte, mode os.FileMode, keepMode bool) (FileStat, error) {
+	return writeAtomicChecked(l, contents, mode, keepMode, nil)
+}
+
+// writeAtomicChecked is writeAtomic with a check run just before the
+// rename; its error leaves the target alone.
+func writeAtomicChecked(l *jail.Location, contents []byte, mode os.FileMode, keepMode bool, check func() error) (FileStat, error) {
 	var rnd [6]byte
 	rand.Read(rnd[:])
 	tmp := "." + l.Name + ".tmp-" + hex.EncodeToString(rnd[:])
@@ -93,6 +99,11 @@ func writeAtomic(l *jail.Location, contents []byte, mode os.FileMode, keepMode b
 	}
 	if err := file.Close(); err != nil {
 		return FileStat{}, err
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return FileStat{}, err
+		}
 	}
 	if err := l.Dir.Rename(tmp, l.Name); err != nil {
 		return FileStat{}, err
