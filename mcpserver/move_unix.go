@@ -4,7 +4,9 @@ package mcpserver
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -27,6 +29,14 @@ func (s *Server) move(src, dst string) (from, to string, err error) {
 	err = j.Do("", src, false, func(l *jail.Location) error {
 		if l.Name == "." {
 			return &os.PathError{Op: "move", Path: src, Err: errors.New("a root or \".\" cannot be moved; name a file or directory inside it")}
+		}
+		// A root nested in another root (or a directory holding one) is
+		// reached as an ordinary name; moving it would leave the jail with
+		// a root whose path no longer leads to it.
+		for _, r := range j.Roots() {
+			if r == l.Path || strings.HasPrefix(r, l.Path+"/") {
+				return &os.PathError{Op: "move", Path: src, Err: fmt.Errorf("%s is, or holds, the root %s, which cannot be moved", l.Path, r)}
+			}
 		}
 		if _, err := l.Dir.Lstat(l.Name); err != nil {
 			return err

@@ -41,25 +41,15 @@ func newFlagSet(name string, stderr io.Writer) (*flag.FlagSet, *hostFlags) {
 	return fs, hf
 }
 
-// parseArgs parses args with fs, allowing flags after positional
-// arguments (agent-host read FILE --root DIR). A "--" ends the flags.
+// parseArgs parses args with fs and returns the positional arguments.
+// Flags must come first: parsing stops at the first argument that is not
+// a flag, or after "--", so a path or a command that looks like a flag
+// (a model-supplied "--unrestricted", say) is never taken for one.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		// Did Parse stop at "--"? Then everything after it is positional.
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+	if err := fs.Parse(args); err != nil {
+		return nil, err
 	}
+	return fs.Args(), nil
 }
 
 // open builds the Host the flags describe.

@@ -26,7 +26,7 @@ func TestFileCommands(t *testing.T) {
 	if code, _, errs := runCLI(t, "hello\n", "write", "--root", ws, "f"); code != 0 {
 		t.Fatalf("write: %d %s", code, errs)
 	}
-	if code, out, _ := runCLI(t, "", "read", "f", "--root", ws); code != 0 || out != "hello\n" {
+	if code, out, _ := runCLI(t, "", "read", "--root", ws, "f"); code != 0 || out != "hello\n" {
 		t.Fatalf("read: %d %q", code, out)
 	}
 	if code, out, _ := runCLI(t, "", "resolve", "--root", ws, "f"); code != 0 || strings.TrimSpace(out) != filepath.Join(ws, "f") {
@@ -57,6 +57,10 @@ func TestFileCommands(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "", "read", "--root", filepath.Join(dir, "missing"), "f"); code != 2 {
 		t.Fatalf("bad root: exit %d, want 2", code)
+	}
+	// A flag after the path is a path, not a flag: it cannot switch the jail off.
+	if code, out, _ := runCLI(t, "", "read", "--root", ws, "out", "--unrestricted"); code != 2 || out != "" {
+		t.Fatalf("flag after the path: exit %d, stdout %q; want a usage error", code, out)
 	}
 	if code, _, _ := runCLI(t, "", "nosuch"); code != 2 {
 		t.Fatalf("unknown command: exit %d", code)
