@@ -302,6 +302,44 @@ var escapeOps = []escapeOp{
 		},
 	},
 	{
+		// Rename from the case's path: a final link is moved as the link.
+		name: "RenameFrom",
+		run: func(h *host.Host, cwd, path string) (string, error) {
+			_, to, err := h.Rename(context.Background(), cwd, path, filepath.Join(h.WorkspaceRoot(), "moved-here"))
+			return to, err
+		},
+		check: func(t *testing.T, dir string, c escapeCase, got string, err error) {
+			if !c.existed {
+				if !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("missing source: got %v; want fs.ErrNotExist", err)
+				}
+				return
+			}
+			if err == nil && got != filepath.Join(dir, "ws", "moved-here") {
+				t.Errorf("moved to %q", got)
+			}
+		},
+	},
+	{
+		// Rename onto the case's path: never replaces, never lands outside.
+		name: "RenameTo",
+		run: func(h *host.Host, cwd, path string) (string, error) {
+			_, to, err := h.Rename(context.Background(), cwd, filepath.Join(h.WorkspaceRoot(), "mvsrc"), path)
+			return to, err
+		},
+		check: func(t *testing.T, dir string, c escapeCase, got string, err error) {
+			if c.existed {
+				if !errors.Is(err, fs.ErrExist) {
+					t.Errorf("existing destination: got %v; want fs.ErrExist", err)
+				}
+				return
+			}
+			if want := filepath.Join(dir, c.target); err != nil || got != want {
+				t.Errorf("got %q, %v; want %q", got, err, want)
+			}
+		},
+	},
+	{
 		name: "CreateDir",
 		run: func(h *host.Host, cwd, path string) (string, error) {
 			return "", h.CreateDir(context.Background(), cwd, path, false, false)
@@ -387,6 +425,7 @@ func TestEscapeTable(t *testing.T) {
 					fi, serr := os.Stat(filepath.Join(dir, c.target))
 					c.existed, c.wasDir = serr == nil, serr == nil && fi.IsDir()
 				}
+				os.WriteFile(filepath.Join(dir, "ws", "mvsrc"), []byte("mv"), 0o644)
 				got, err := op.run(h, cwd, path)
 				if after := snapshot(t, dir); after != before {
 					t.Fatalf("%s changed something outside the jail:\nbefore:\n%s\nafter:\n%s", op.name, before, after)
@@ -395,8 +434,8 @@ func TestEscapeTable(t *testing.T) {
 					t.Fatalf("%s returned outside content or path: %q", op.name, got)
 				}
 				// Operations that do not follow a final link act on the link.
-				if c.linkFinal && (op.name == "RemoveFile" || op.name == "CreateDir") {
-					if op.name == "RemoveFile" {
+				if c.linkFinal && (op.name == "RemoveFile" || op.name == "CreateDir" || op.name == "RenameFrom" || op.name == "RenameTo") {
+					if op.name == "RemoveFile" || op.name == "RenameFrom" {
 						if err != nil {
 							t.Fatalf("removing the link: %v", err)
 						}
@@ -407,7 +446,7 @@ func TestEscapeTable(t *testing.T) {
 						return
 					}
 					if !errors.Is(err, fs.ErrExist) {
-						t.Fatalf("mkdir on a link: got %v, want fs.ErrExist", err)
+						t.Fatalf("%s onto a link: got %v, want fs.ErrExist", op.name, err)
 					}
 					return
 				}

@@ -184,6 +184,28 @@ func (h *Host) UpdateFile(ctx context.Context, cwd, path string, fn func(FileRea
 	return st, err
 }
 
+// RenameError is Rename's error, naming the end (source or destination)
+// it concerns.
+type RenameError = hostfs.RenameError
+
+// Rename moves src to dst inside the jail (a file, a directory, or a link
+// as the link) and returns both canonical paths. It never replaces
+// anything (the error wraps fs.ErrExist), never moves a root or a
+// directory holding one, and resolves both ends through descriptors, so
+// a link swapped in cannot lead either end out. Errors are *RenameError.
+// The invocation in ctx records a confirmed content and tree change of
+// both paths. (Not supported on Windows yet.)
+func (h *Host) Rename(ctx context.Context, cwd, src, dst string) (from, to string, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", "", err
+	}
+	from, to, err = h.fs.Rename(cwd, src, dst)
+	if err == nil {
+		invalidation.FromContext(ctx).Touch(invalidation.ScopeContent|invalidation.ScopeTree, from, to)
+	}
+	return from, to, err
+}
+
 // CreateDir creates a directory inside the jail: with parents, missing
 // parents too; with existOK, an existing directory is not an error
 // (otherwise it wraps fs.ErrExist). The invocation in ctx records a

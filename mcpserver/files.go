@@ -10,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agenthost/agenthost/host"
-	"github.com/agenthost/agenthost/invalidation"
 )
 
 // maxMultiRead is how many files one read_multiple_files call takes. Each
@@ -339,15 +338,14 @@ func (s *Server) removeFile(ctx context.Context, in removeFileIn) (*mcp.CallTool
 }
 
 func (s *Server) moveFile(ctx context.Context, in moveFileIn) (*mcp.CallToolResult, any, error) {
-	from, to, err := s.move(in.Source, in.Destination)
+	from, to, err := s.h.Rename(ctx, "", in.Source, in.Destination)
 	if err != nil {
-		var me *moveError
-		if errors.As(err, &me) {
-			return nil, nil, s.explain(ctx, me.path, me.err)
+		var re *host.RenameError
+		if errors.As(err, &re) {
+			return nil, nil, s.explain(ctx, re.Path, re.Err)
 		}
 		return nil, nil, err
 	}
-	invalidation.FromContext(ctx).Touch(invalidation.ScopeContent|invalidation.ScopeTree, from, to)
 	return text(fmt.Sprintf("moved %s to %s", from, to)), nil, nil
 }
 

@@ -1,4 +1,4 @@
-package mcpserver
+package fs
 
 import "golang.org/x/sys/unix"
 

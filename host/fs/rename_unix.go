@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package mcpserver
+package fs
 
 import (
 	"errors"
@@ -14,19 +14,20 @@ import (
 	"github.com/agenthost/agenthost/host/jail"
 )
 
-// move renames src to dst, both resolved through the jail's descriptors,
-// and returns their canonical paths. It is the one tool the Host has no
-// method for, so it is built here from the jail's primitives: the source's
-// directory is resolved and its descriptor kept (duplicated, so the jail is
-// released before the destination is resolved: never two resolutions held
-// at once), then renameat(2) moves the name between the two open
-// directories, refusing to replace anything. Neither end is ever reopened
-// by path, so a symbolic link swapped in meanwhile cannot lead out of the
-// roots; a final component that is a link is moved as a link.
-func (s *Server) move(src, dst string) (from, to string, err error) {
-	j := s.h.Jail()
+// Rename moves src to dst (a file, a directory or a link, moved as the
+// link) and returns their canonical paths. Both ends are resolved through
+// the jail's descriptors: the source's directory is resolved and its
+// descriptor kept (duplicated, so the jail is released before the
+// destination is resolved), then renameat(2) moves the name between the
+// two open directories, refusing to replace anything
+// (renameat2 RENAME_NOREPLACE on Linux, renameatx_np RENAME_EXCL on macOS).
+// Neither end is ever reopened by path, so a link swapped in meanwhile
+// cannot lead out of the roots. A root, or a directory holding one, cannot
+// be moved. Errors are *RenameError, naming the end they concern.
+func (f *FS) Rename(cwd, src, dst string) (from, to string, err error) {
+	j := f.j
 	srcFd, srcName := -1, ""
-	err = j.Do("", src, false, func(l *jail.Location) error {
+	err = j.Do(cwd, src, false, func(l *jail.Location) error {
 		if l.Name == "." {
 			return &os.PathError{Op: "move", Path: src, Err: errors.New("a root or \".\" cannot be moved; name a file or directory inside it")}
 		}
@@ -49,11 +50,11 @@ func (s *Server) move(src, dst string) (from, to string, err error) {
 		return nil
 	})
 	if err != nil {
-		return "", "", &moveError{src, err}
+		return "", "", &RenameError{src, err}
 	}
 	defer unix.Close(srcFd)
 	var renameFailed bool
-	err = j.Do("", dst, false, func(l *jail.Location) error {
+	err = j.Do(cwd, dst, false, func(l *jail.Location) error {
 		if l.Name == "." {
 			return syscall.EEXIST
 		}
@@ -68,7 +69,7 @@ func (s *Server) move(src, dst string) (from, to string, err error) {
 		if renameFailed || errors.Is(err, syscall.EEXIST) {
 			return "", "", renameErr(src, dst, unwrapErrno(err))
 		}
-		return "", "", &moveError{dst, err}
+		return "", "", &RenameError{dst, err}
 	}
 	return from, to, nil
 }
