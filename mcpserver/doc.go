@@ -27,9 +27,10 @@
 //
 // send_user_file stages only files inside the roots (the staging itself,
 // package tools/senduserfile, would copy any readable file into the
-// workspace, where read_file could then read it). move_file is the one tool
-// the Host has no method for; it renames between two directories opened
-// through the jail and never replaces anything.
+// workspace, where read_file could then read it), reading each source
+// through a descriptor the jail opened. move_file is Host.Rename: it
+// renames between two directories opened through the jail and never
+// replaces anything.
 //
 // # Not guaranteed
 //
