@@ -268,43 +268,19 @@ func (s *stager) one(f *File) {
 		keep(s.realErr)
 		return
 	}
-	var src *os.File // open when OpenSource opened it
-	if s.opts.OpenSource != nil {
-		var err error
-		if src, f.Source, err = s.openGiven(f.Given); err != nil {
-			keep(err)
-			return
-		}
-		if src == nil {
-			return // already served
-		}
-	} else {
-		p := expandUser(f.Given, s.home)
-		if !filepath.IsAbs(p) {
-			p = s.cwd + string(filepath.Separator) + p
-		}
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil || within(real, s.real) {
-			return // missing (or unreachable), or already served
-		}
-		if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
-			return
-		}
-		f.Source = real
-	}
-	if err := s.late(); err != nil {
-		if src != nil {
-			src.Close()
-		}
+	src, real, err := s.openGiven(f.Given)
+	f.Source = real
+	if err != nil {
 		keep(err)
 		return
 	}
-	if src == nil { // the hook: open the real path
-		var err error
-		if src, err = openSource(f.Source); err != nil {
-			keep(err)
-			return
-		}
+	if src == nil {
+		return // left alone: already served, or (for the hook) not a file to stage
+	}
+	if err := s.late(); err != nil {
+		src.Close()
+		keep(err)
+		return
 	}
 	path, n, reused, err := s.stage(src, f.Source)
 	if err != nil {
@@ -340,27 +316,60 @@ func within(p, dir string) bool {
 	return strings.HasPrefix(p, dir) && p[len(dir)] == filepath.Separator
 }
 
-// openGiven opens the entry given through Options.OpenSource and returns
-// it with its real path; a nil file (and no error) means the source lies
-// inside cwd and is left alone. Everything is judged on the open file.
+// openGiven opens the entry given (through Options.OpenSource, else the
+// hook's openReal) and returns it with its real path; a nil file and no
+// error mean the entry is left alone (inside cwd, or, for the hook,
+// missing or not a regular file). Everything is judged on the open file.
 func (s *stager) openGiven(given string) (*os.File, string, error) {
-	src, real, err := s.opts.OpenSource(given)
+	open := s.opts.OpenSource
+	// The hook (no OpenSource) leaves alone what it cannot open as a
+	// regular file, as the script does; an OpenSource caller is told why.
+	lenient := open == nil
+	if open == nil {
+		open = s.openReal
+	}
+	src, real, err := open(given)
 	if err != nil {
+		if lenient {
+			return nil, real, nil
+		}
 		return nil, "", err
 	}
 	fi, err := src.Stat()
 	switch {
 	case err != nil:
 		src.Close()
+		if lenient {
+			return nil, real, nil
+		}
 		return nil, real, err
 	case !fi.Mode().IsRegular():
 		src.Close()
+		if lenient {
+			return nil, real, nil
+		}
 		return nil, real, &fs.PathError{Op: "stage", Path: real, Err: host.ErrNotRegular}
 	case within(real, s.real):
 		src.Close()
 		return nil, real, nil
 	}
 	return src, real, nil
+}
+
+// openReal is the hook's opener: given is expanded as Python's expanduser,
+// joined to cwd, and its real path opened (non-blocking, so a FIFO cannot
+// hang the call); whether it is a regular file is judged on the open file.
+func (s *stager) openReal(given string) (*os.File, string, error) {
+	p := expandUser(given, s.home)
+	if !filepath.IsAbs(p) {
+		p = s.cwd + string(filepath.Separator) + p
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil, "", err
+	}
+	f, err := openSource(real)
+	return f, real, err
 }
 
 // stage copies the regular file src, whose real path is real, into the
