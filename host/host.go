@@ -243,6 +243,3 @@ func (h *Host) Stat(ctx context.Context, cwd, path string) (FileStat, error) {
 	}
 	return h.fs.Stat(cwd, path)
 }
-
-// IsEscape reports whether err says a path left every root.
-func IsEscape(err error) bool { return errors.Is(err, ErrEscape) }

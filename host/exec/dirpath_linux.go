@@ -3,16 +3,22 @@ package exec
 import (
 	"os"
 	"strconv"
+	"sync"
 )
+
+// haveProcFD reports, once per process, whether /proc/self/fd can be used.
+var haveProcFD = sync.OnceValue(func() bool {
+	fi, err := os.Stat("/proc/self/fd")
+	return err == nil && fi.IsDir()
+})
 
 // dirPath is the path the child changes into for the open directory dir:
 // /proc/self/fd/N, which the child (a copy of this process until it execs)
 // resolves to dir itself, whatever dir's path names by then. Without /proc
 // it falls back to cwd.
 func dirPath(dir *os.File, cwd string) string {
-	p := "/proc/self/fd/" + strconv.Itoa(int(dir.Fd()))
-	if _, err := os.Stat(p); err != nil {
+	if !haveProcFD() {
 		return cwd
 	}
-	return p
+	return "/proc/self/fd/" + strconv.Itoa(int(dir.Fd()))
 }

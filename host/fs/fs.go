@@ -63,9 +63,6 @@ func New(j *jail.Jail, maxRead int64) *FS {
 	return &FS{j: j, maxRead: maxRead}
 }
 
-// MaxReadBytes returns the ReadFile limit in force.
-func (f *FS) MaxReadBytes() int64 { return f.maxRead }
-
 func statOf(path string, fi iofs.FileInfo) FileStat {
 	return FileStat{Path: path, Size: fi.Size(), Mode: fi.Mode(), ModTime: fi.ModTime(), IsDir: fi.IsDir()}
 }

@@ -147,8 +147,6 @@ func isMaybeLink(err error) bool {
 	return err == unix.ELOOP || err == unix.ENOTDIR || err == unix.EMLINK
 }
 
-func unwrapSyscall(err error) error { return err }
-
 type fileInfo struct {
 	name  string
 	size  int64

@@ -103,5 +103,3 @@ func isNotLink(err error) bool {
 func isMaybeLink(err error) bool {
 	return errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR)
 }
-
-func unwrapSyscall(err error) error { return err }

@@ -166,9 +166,6 @@ func New(workspace string, extra []string, policy Policy, home string) (*Jail, e
 // Policy returns the policy the Jail was made with.
 func (j *Jail) Policy() Policy { return j.policy }
 
-// Home returns the directory ~ expands to ("" when unknown).
-func (j *Jail) Home() string { return j.home }
-
 // WorkspaceRoot returns the canonical absolute path of the first root.
 func (j *Jail) WorkspaceRoot() string {
 	rs := j.roots.Load()

@@ -349,7 +349,7 @@ restart:
 			}
 		}
 		closeAll()
-		return nil, &os.PathError{Op: "openat", Path: next, Err: unwrapSyscall(err)}
+		return nil, &os.PathError{Op: "openat", Path: next, Err: err}
 	}
 	if cur == nil {
 		return nil, &EscapeError{Path: abs, Roots: rs.canonRoots()}

@@ -482,23 +482,10 @@ func (c *Cache) isIgnoredLocked(ctx context.Context, top, path string, requireRe
 	if x.repo == nil {
 		return false, nil
 	}
-	if dirHint {
-		if x.rel == "" {
-			return false, nil // the root of a repository is never ignored
-		}
-		rf, i := x.decide(x.rel, "", false)
-		rd, j := x.decide(x.rel, "", true)
-		asFile := rf != nil && rf.rules[i].flags&ruleNegative == 0
-		asDir := rd != nil && rd.rules[j].flags&ruleNegative == 0
-		if asFile == asDir {
-			return asFile, nil
-		}
-		if c.isDir(path) {
-			return asDir, nil
-		}
-		return asFile, nil
+	if dirHint && x.rel == "" {
+		return false, nil // the root of a repository is never ignored
 	}
-	rel := x.rel + name
+	rel := x.rel + name // for "dir/", name is "" and dir is judged as x.rel
 	rf, i := x.decide(rel, name, false)
 	rd, j := x.decide(rel, name, true)
 	asFile := rf != nil && rf.rules[i].flags&ruleNegative == 0
