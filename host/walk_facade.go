@@ -194,15 +194,7 @@ func (h *Host) IsPathIgnored(ctx context.Context, cwd, path string) (bool, error
 	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(os.PathSeparator)) {
 		abs += string(os.PathSeparator)
 	}
-	top := ""
-	for _, r := range h.Roots() {
-		if abs == r || strings.HasPrefix(abs, r) && (strings.HasSuffix(r, string(os.PathSeparator)) || abs[len(r)] == os.PathSeparator) {
-			if len(r) > len(top) {
-				top = r
-			}
-		}
-	}
-	return h.walkState().IsIgnored(ctx, top, abs)
+	return h.walkState().IsIgnored(ctx, h.jail.RootOf(abs), abs)
 }
 
 // resolveNoFollow resolves path like ResolveInJail but leaves a final

@@ -471,13 +471,22 @@ func (j *Jail) Plain(path string) (abs, root string, ok bool) {
 // lies under a root by whole components (a root's given form counts too).
 // It says nothing about symbolic links below the root: it is a cheap
 // pre-check for callers that then open p through the jail.
-func (j *Jail) Contains(p string) bool {
+func (j *Jail) Contains(p string) bool { return j.RootOf(p) != "" }
+
+// RootOf returns, without any system call, the canonical path of the
+// deepest root the absolute path p lies under by whole components (a
+// root's given form counts too), or "" when there is none. Like Contains,
+// it says nothing about symbolic links below the root.
+func (j *Jail) RootOf(p string) string {
 	if !filepath.IsAbs(p) {
-		return false
+		return ""
 	}
 	rs := j.roots.Load()
 	r, _ := rs.containing(rs.unalias(filepath.Clean(p)))
-	return r != nil
+	if r == nil {
+		return ""
+	}
+	return r.canon
 }
 
 // OpenDir opens the directory path names (links followed inside the
