@@ -2,165 +2,25 @@ package host_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/internal/escapetable"
 )
 
-// The escape table: each case is a tiny filesystem, a cwd and a path, run
-// against every path-taking operation of the Host. The shape follows
-// rootTestCases in $GOROOT/src/os/root_test.go, widened to several roots.
-//
-// Every tree has:
-//
-//	ws/          the workspace root
-//	ws2/         a second root
-//	wsabc/       a sibling that shares the workspace root's prefix (not a root)
-//	out/         outside every root
-//	home/        $HOME for ~ expansion (outside every root)
-//
-// Entries are "dir/", "file" (contents are the file's own path) or
-// "link => target" ($T expands to the temp dir).
+// The escape table (internal/escapetable) run against every path-taking
+// operation of the Host.
+
+// escapeCase is a row of the shared table plus what the table loop learns
+// about its target before the operation runs.
 type escapeCase struct {
-	name string
-	fs   []string
-	cwd  string // relative to ws unless absolute after $T expansion
-	path string
-	// Exactly one of these:
-	target string // the file or directory the path names, relative to $T
-	escape bool   // the path leaves every root
-	err    error  // another error every operation returns
-
-	linkFinal bool // the path's last component is a link inside the jail
-
-	// Filled in by the table loop before the operation runs.
+	escapetable.Case
 	existed, wasDir bool
-}
-
-var escapeCases = []escapeCase{
-	{name: "plain file", fs: []string{"ws/f"}, path: "f", target: "ws/f"},
-	{name: "nested file", fs: []string{"ws/a/b/f"}, path: "a/b/f", target: "ws/a/b/f"},
-	{name: "dot", path: ".", target: "ws"},
-	{name: "dir then dotdot", fs: []string{"ws/a/"}, path: "a/..", target: "ws"},
-	{name: "trailing slash dir", fs: []string{"ws/a/"}, path: "a/", target: "ws/a"},
-	{name: "new file", path: "new", target: "ws/new"},
-	{name: "dotdot", path: "..", escape: true},
-	{name: "dotdot outside file", path: "../out/secret", escape: true},
-	{name: "deep dotdot outside", fs: []string{"ws/a/b/"}, path: "a/b/../../../out/secret", escape: true},
-	{name: "dotdot new file outside", path: "../out/new", escape: true},
-	{name: "absolute inside", fs: []string{"ws/f"}, path: "$T/ws/f", target: "ws/f"},
-	{name: "absolute outside", path: "$T/out/secret", escape: true},
-	{name: "absolute etc passwd", path: "/etc/passwd", escape: true},
-	{name: "absolute slash", path: "/", escape: true},
-	{name: "link to file inside", fs: []string{"ws/f", "ws/lf => f"}, path: "lf", target: "ws/f", linkFinal: true},
-	{name: "relative link out", fs: []string{"ws/lo => ../out/secret"}, path: "lo", escape: true, linkFinal: true},
-	{name: "absolute link out", fs: []string{"ws/la => $T/out/secret"}, path: "la", escape: true, linkFinal: true},
-	{name: "link to dir inside", fs: []string{"ws/a/b/f", "ws/ld => a"}, path: "ld/b/f", target: "ws/a/b/f"},
-	{name: "link to dir outside", fs: []string{"ws/lod => ../out"}, path: "lod/secret", escape: true},
-	{name: "link to dir outside new file", fs: []string{"ws/lod => ../out"}, path: "lod/new", escape: true},
-	{name: "dotdot after link", fs: []string{"ws/a/b/", "ws/a/f2", "ws/lb => a/b"}, path: "lb/../f2", target: "ws/a/f2"},
-	{name: "dotdot after link as dir", fs: []string{"ws/a/b/", "ws/lb => a/b"}, path: "lb/..", target: "ws/a"},
-	{name: "link loop", fs: []string{"ws/l1 => l2", "ws/l2 => l1"}, path: "l1", err: syscall.ELOOP, linkFinal: true},
-	{name: "self loop in the middle", fs: []string{"ws/self => self"}, path: "self/x", err: syscall.ELOOP},
-	{name: "chain then out", fs: []string{"ws/c1 => c2", "ws/c2 => ../out/secret"}, path: "c1", escape: true, linkFinal: true},
-	{name: "link into second root", fs: []string{"ws2/g", "ws/to2 => $T/ws2"}, path: "to2/g", target: "ws2/g"},
-	{name: "relative link into second root", fs: []string{"ws2/g", "ws/rel2 => ../ws2/g"}, path: "rel2", target: "ws2/g", linkFinal: true},
-	{name: "dotdot into sibling root", fs: []string{"ws2/g"}, path: "../ws2/g", target: "ws2/g"},
-	{name: "absolute under second root", fs: []string{"ws2/g"}, path: "$T/ws2/g", target: "ws2/g"},
-	{name: "second root link back out", fs: []string{"ws2/back => ../out/secret"}, path: "$T/ws2/back", escape: true, linkFinal: true},
-	{name: "sibling prefix absolute", path: "$T/wsabc/x", escape: true},
-	{name: "sibling prefix relative", path: "../wsabc/x", escape: true},
-	{name: "sibling prefix link", fs: []string{"ws/sp => ../wsabc/x"}, path: "sp", escape: true, linkFinal: true},
-	{name: "tilde ssh keys", path: "~/.ssh/authorized_keys", escape: true},
-	{name: "tilde alone", path: "~", escape: true},
-	{name: "tilde user stays literal", path: "~user/f", fs: []string{"ws/~user/f"}, target: "ws/~user/f"},
-	{name: "tilde in the middle stays literal", path: "a/~/b", fs: []string{"ws/a/~/b"}, target: "ws/a/~/b"},
-	{name: "link to authorized_keys", fs: []string{"ws/keys => $T/home/.ssh/authorized_keys"}, path: "keys", escape: true, linkFinal: true},
-	{name: "dangling link outside", fs: []string{"ws/dang => $T/out/created"}, path: "dang", escape: true, linkFinal: true},
-	{name: "dangling link inside", fs: []string{"ws/dangin => made"}, path: "dangin", target: "ws/made", linkFinal: true},
-	{name: "link to root slash", fs: []string{"ws/root => /"}, path: "root/etc/passwd", escape: true},
-	{name: "link up and back in", fs: []string{"ws/f", "ws/up => .."}, path: "up/ws/f", target: "ws/f"},
-	{name: "link up and out", fs: []string{"ws/up => .."}, path: "up/out/secret", escape: true},
-	{name: "link to sibling root via dotdot", fs: []string{"ws2/g", "ws/dd => ../ws2"}, path: "dd/g", target: "ws2/g"},
-	{name: "file as directory", fs: []string{"ws/f"}, path: "f/x", err: syscall.ENOTDIR},
-	{name: "NUL byte", path: "f\x00../../out/secret", err: host.ErrInvalidPath},
-	{name: "empty path", path: "", err: host.ErrInvalidPath},
-	{name: "over-long path", path: strings.Repeat("a/", 2100) + "f", err: host.ErrInvalidPath},
-	{name: "invalid UTF-8 name", fs: []string{"ws/bad\xff\xfe"}, path: "bad\xff\xfe", target: "ws/bad\xff\xfe"},
-	{name: "cwd inside", fs: []string{"ws/a/b/f"}, cwd: "a", path: "b/f", target: "ws/a/b/f"},
-	{name: "cwd through link", fs: []string{"ws/f", "ws/a/", "ws/ld => a"}, cwd: "ld", path: "../f", target: "ws/f"},
-	{name: "cwd in second root", fs: []string{"ws2/g"}, cwd: "$T/ws2", path: "g", target: "ws2/g"},
-	{name: "cwd outside", cwd: "$T/out", path: "secret", escape: true},
-	{name: "cwd dotdot", cwd: "..", path: "ws/f", escape: true},
-	{name: "cwd link outside", fs: []string{"ws/lod => ../out"}, cwd: "lod", path: "secret", escape: true},
-}
-
-// buildTree makes the case's filesystem and returns the temp dir.
-func buildTree(t *testing.T, entries []string) string {
-	t.Helper()
-	dir := t.TempDir()
-	base := []string{"ws/", "ws2/", "wsabc/x", "out/secret", "home/.ssh/authorized_keys"}
-	for _, e := range append(base, entries...) {
-		e = strings.ReplaceAll(e, "$T", dir)
-		if name, target, ok := strings.Cut(e, " => "); ok {
-			p := filepath.Join(dir, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(target, p); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		p := filepath.Join(dir, e)
-		if strings.HasSuffix(e, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(e), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-// snapshot hashes everything under the non-root parts of the tree, so a
-// test can prove nothing outside the jail changed.
-func snapshot(t *testing.T, dir string) string {
-	t.Helper()
-	var lines []string
-	for _, top := range []string{"out", "wsabc", "home"} {
-		filepath.WalkDir(filepath.Join(dir, top), func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				lines = append(lines, p+" ERR "+err.Error())
-				return nil
-			}
-			fi, _ := os.Lstat(p)
-			line := fmt.Sprintf("%s %v %d", p, fi.Mode(), fi.Size())
-			if fi.Mode().IsRegular() {
-				b, _ := os.ReadFile(p)
-				line += fmt.Sprintf(" %x", sha256.Sum256(b))
-			}
-			lines = append(lines, line)
-			return nil
-		})
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
 }
 
 func newCaseHost(t *testing.T, dir string) *host.Host {
@@ -198,7 +58,7 @@ var escapeOps = []escapeOp{
 			return h.ResolveInJail(context.Background(), cwd, path)
 		},
 		check: func(t *testing.T, dir string, c escapeCase, got string, err error) {
-			if want := filepath.Join(dir, c.target); err != nil || got != want {
+			if want := filepath.Join(dir, c.Target); err != nil || got != want {
 				t.Errorf("got %q, %v; want %q", got, err, want)
 			}
 		},
@@ -210,7 +70,7 @@ var escapeOps = []escapeOp{
 			return r.Contents, err
 		},
 		check: func(t *testing.T, dir string, c escapeCase, got string, err error) {
-			want := filepath.Join(dir, c.target)
+			want := filepath.Join(dir, c.Target)
 			switch {
 			case !c.existed:
 				if !errors.Is(err, fs.ErrNotExist) {
@@ -235,7 +95,7 @@ var escapeOps = []escapeOp{
 			return st.Path, err
 		},
 		check: func(t *testing.T, dir string, c escapeCase, got string, err error) {
-			want := filepath.Join(dir, c.target)
+			want := filepath.Join(dir, c.Target)
 			if !c.existed {
 				if !errors.Is(err, fs.ErrNotExist) {
 					t.Errorf("missing target: got %q, %v; want fs.ErrNotExist", got, err)
@@ -254,7 +114,7 @@ var escapeOps = []escapeOp{
 			return st.Path, err
 		},
 		check: func(t *testing.T, dir string, c escapeCase, got string, err error) {
-			want := filepath.Join(dir, c.target)
+			want := filepath.Join(dir, c.Target)
 			if c.wasDir {
 				if !errors.Is(err, host.ErrNotRegular) {
 					t.Errorf("directory: got %v; want ErrNotRegular", err)
@@ -267,7 +127,7 @@ var escapeOps = []escapeOp{
 			if b, _ := os.ReadFile(want); string(b) != "NEW" {
 				t.Errorf("target holds %q, want NEW", b)
 			}
-			if c.linkFinal && !isLink(filepath.Join(expandT(cwdOf(c), dir), expandT(c.path, dir))) {
+			if c.LinkFinal && !isLink(filepath.Join(expandT(cwdOf(c), dir), expandT(c.Path, dir))) {
 				t.Errorf("the link was replaced; it must stay a link")
 			}
 		},
@@ -281,7 +141,7 @@ var escapeOps = []escapeOp{
 			return st.Path, err
 		},
 		check: func(t *testing.T, dir string, c escapeCase, got string, err error) {
-			want := filepath.Join(dir, c.target)
+			want := filepath.Join(dir, c.Target)
 			switch {
 			case !c.existed:
 				if !errors.Is(err, fs.ErrNotExist) {
@@ -334,7 +194,7 @@ var escapeOps = []escapeOp{
 				}
 				return
 			}
-			if want := filepath.Join(dir, c.target); err != nil || got != want {
+			if want := filepath.Join(dir, c.Target); err != nil || got != want {
 				t.Errorf("got %q, %v; want %q", got, err, want)
 			}
 		},
@@ -345,8 +205,8 @@ var escapeOps = []escapeOp{
 			return "", h.CreateDir(context.Background(), cwd, path, false, false)
 		},
 		check: func(t *testing.T, dir string, c escapeCase, got string, err error) {
-			want := filepath.Join(dir, c.target)
-			if c.linkFinal {
+			want := filepath.Join(dir, c.Target)
+			if c.LinkFinal {
 				if !errors.Is(err, fs.ErrExist) {
 					t.Errorf("on a link: got %v; want fs.ErrExist", err)
 				}
@@ -372,8 +232,8 @@ var escapeOps = []escapeOp{
 			return "", h.RemoveFile(context.Background(), cwd, path)
 		},
 		check: func(t *testing.T, dir string, c escapeCase, got string, err error) {
-			want := filepath.Join(dir, c.target)
-			if c.linkFinal {
+			want := filepath.Join(dir, c.Target)
+			if c.LinkFinal {
 				return // judged in the table loop: the link goes, the target stays
 			}
 			switch {
@@ -398,43 +258,44 @@ var escapeOps = []escapeOp{
 }
 
 func cwdOf(c escapeCase) string {
-	if c.cwd == "" {
+	if c.Cwd == "" {
 		return "$T/ws"
 	}
-	if filepath.IsAbs(c.cwd) || strings.HasPrefix(c.cwd, "$T") {
-		return c.cwd
+	if filepath.IsAbs(c.Cwd) || strings.HasPrefix(c.Cwd, "$T") {
+		return c.Cwd
 	}
-	return "$T/ws/" + c.cwd
+	return "$T/ws/" + c.Cwd
 }
 
 func TestEscapeTable(t *testing.T) {
 	for _, op := range escapeOps {
-		for _, c := range escapeCases {
-			t.Run(op.name+"/"+c.name, func(t *testing.T) {
-				dir := buildTree(t, c.fs)
+		for _, tc := range escapetable.Cases {
+			c := escapeCase{Case: tc}
+			t.Run(op.name+"/"+c.Name, func(t *testing.T) {
+				dir := escapetable.Build(t, c.FS)
 				h := newCaseHost(t, dir)
-				before := snapshot(t, dir)
-				cwd := expandT(c.cwd, dir)
-				path := expandT(c.path, dir)
+				before := escapetable.Snapshot(t, dir)
+				cwd := expandT(c.Cwd, dir)
+				path := expandT(c.Path, dir)
 				linkPath := filepath.Join(expandT(cwdOf(c), dir), path)
 				var linkTarget string
-				if c.linkFinal {
+				if c.LinkFinal {
 					linkTarget, _ = os.Readlink(linkPath)
 				}
-				if c.target != "" {
-					fi, serr := os.Stat(filepath.Join(dir, c.target))
+				if c.Target != "" {
+					fi, serr := os.Stat(filepath.Join(dir, c.Target))
 					c.existed, c.wasDir = serr == nil, serr == nil && fi.IsDir()
 				}
 				os.WriteFile(filepath.Join(dir, "ws", "mvsrc"), []byte("mv"), 0o644)
 				got, err := op.run(h, cwd, path)
-				if after := snapshot(t, dir); after != before {
+				if after := escapetable.Snapshot(t, dir); after != before {
 					t.Fatalf("%s changed something outside the jail:\nbefore:\n%s\nafter:\n%s", op.name, before, after)
 				}
-				if strings.Contains(got, "out/secret") || strings.Contains(got, "authorized_keys") && !c.linkFinal {
+				if strings.Contains(got, "out/secret") || strings.Contains(got, "authorized_keys") && !c.LinkFinal {
 					t.Fatalf("%s returned outside content or path: %q", op.name, got)
 				}
 				// Operations that do not follow a final link act on the link.
-				if c.linkFinal && (op.name == "RemoveFile" || op.name == "CreateDir" || op.name == "RenameFrom" || op.name == "RenameTo") {
+				if c.LinkFinal && (op.name == "RemoveFile" || op.name == "CreateDir" || op.name == "RenameFrom" || op.name == "RenameTo") {
 					if op.name == "RemoveFile" || op.name == "RenameFrom" {
 						if err != nil {
 							t.Fatalf("removing the link: %v", err)
@@ -451,13 +312,13 @@ func TestEscapeTable(t *testing.T) {
 					return
 				}
 				switch {
-				case c.escape:
+				case c.Escape:
 					if !errors.Is(err, host.ErrEscape) {
 						t.Fatalf("got %q, %v; want ErrEscape", got, err)
 					}
-				case c.err != nil:
-					if !errors.Is(err, c.err) {
-						t.Fatalf("got %q, %v; want %v", got, err, c.err)
+				case c.Err != nil:
+					if !errors.Is(err, c.Err) {
+						t.Fatalf("got %q, %v; want %v", got, err, c.Err)
 					}
 				default:
 					op.check(t, dir, c, got, err)
