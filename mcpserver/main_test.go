@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,38 +12,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthost/agenthost/internal/testbin"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.uber.org/goleak"
 )
 
 // bin is the agent-host binary TestMain builds: every test talks to a real
 // `agent-host mcp` process through the SDK's client.
 var bin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agent-host-mcp-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	bin = filepath.Join(dir, "agent-host")
-	build := exec.Command("go", "build", "-o", bin, "github.com/agenthost/agenthost/cmd/agent-host")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building agent-host:", err)
-		os.RemoveAll(dir)
-		os.Exit(2)
-	}
-	code := m.Run()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &bin) }
 
 // legacy is the newest protocol version in which a server may ask a client
 // for its roots (and the newest the TypeScript SDK 1.32.2 speaks).

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,36 +15,13 @@ import (
 	"syscall"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/agenthost/agenthost/internal/testbin"
 )
 
 // binary is agent-host, built once for every hook test.
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "senduserfile-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	binary = filepath.Join(dir, "agent-host")
-	build := exec.Command("go", "build", "-o", binary, "github.com/agenthost/agenthost/cmd/agent-host")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building agent-host:", err)
-		os.RemoveAll(dir)
-		os.Exit(2)
-	}
-	code := m.Run()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &binary) }
 
 // env is one test's world: a working directory, a folder outside it, and a
 // home and harness home of its own.

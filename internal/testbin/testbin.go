@@ -1,0 +1,43 @@
+// Package testbin builds the agent-host program for tests that run it as a
+// real process. It is test support: only _test.go files import it.
+package testbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// Main is a TestMain for packages that drive agent-host as a process: it
+// builds cmd/agent-host into a temporary directory and stores the binary's
+// path in *bin, runs the tests, checks with goleak that they left no
+// goroutine behind when they passed, removes the directory and exits with
+// the tests' code (2 when the build fails).
+func Main(m *testing.M, bin *string) {
+	dir, err := os.MkdirTemp("", "agent-host-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	*bin = filepath.Join(dir, "agent-host")
+	build := exec.Command("go", "build", "-o", *bin, "github.com/agenthost/agenthost/cmd/agent-host")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building agent-host:", err)
+		os.RemoveAll(dir)
+		os.Exit(2)
+	}
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
