@@ -6,10 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/agenthost/agenthost/host"
 )
@@ -27,23 +24,8 @@ func TestExecCwdSwapRace(t *testing.T) {
 	os.MkdirAll(out, 0o755)
 	os.Symlink(out, filepath.Join(ws, "l"))
 	h := newHost(t, host.Config{WorkspaceRoot: ws})
-	wsfd, err := unix.Open(ws, unix.O_PATH|unix.O_DIRECTORY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(wsfd)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			unix.Renameat2(wsfd, "d", wsfd, "l", unix.RENAME_EXCHANGE)
-		}
-	})
+	_, stopSwapping := startSwapping(t, ws, [2]string{"d", "l"})
+	defer stopSwapping()
 	started := 0
 	for i := 0; i < 5000 && started < 100; i++ {
 		var o host.ExecOutput
@@ -61,8 +43,7 @@ func TestExecCwdSwapRace(t *testing.T) {
 			t.Errorf("run %d started in %q, outside the workspace", i, got)
 		}
 	}
-	close(stop)
-	wg.Wait()
+	stopSwapping()
 	if started < 20 {
 		t.Fatalf("only %d runs started: the test did not exercise the race", started)
 	}

@@ -40,30 +40,11 @@ func TestRaceSwapDirWithSymlink(t *testing.T) {
 	os.Symlink("../../out", filepath.Join(ws, "deep", "swl"))
 
 	h := newHost(t, host.Config{WorkspaceRoot: ws})
-	wsfd, err := unix.Open(ws, unix.O_PATH|unix.O_DIRECTORY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(wsfd)
+	swaps, stopSwapping := startSwapping(t, ws, [2]string{"sw", "swl"}, [2]string{"deep/sw", "deep/swl"})
+	defer stopSwapping()
 
-	var swaps atomic.Int64
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
-	wg.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if err := unix.Renameat2(wsfd, "sw", wsfd, "swl", unix.RENAME_EXCHANGE); err != nil {
-				t.Error(err)
-				return
-			}
-			unix.Renameat2(wsfd, "deep/sw", wsfd, "deep/swl", unix.RENAME_EXCHANGE)
-			swaps.Add(1)
-		}
-	})
 	var reads, refused atomic.Int64
 	for g := range 3 {
 		wg.Go(func() {
@@ -106,14 +87,15 @@ func TestRaceSwapDirWithSymlink(t *testing.T) {
 		})
 	}
 	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) && swaps.Load() < 20000 {
+	for time.Now().Before(deadline) && swaps() < 20000 {
 		time.Sleep(10 * time.Millisecond)
 	}
 	close(stop)
 	wg.Wait()
-	t.Logf("%d swaps, %d reads (%d refused)", swaps.Load(), reads.Load(), refused.Load())
-	if swaps.Load() < 1000 {
-		t.Errorf("only %d swaps: the test did not race", swaps.Load())
+	n := stopSwapping()
+	t.Logf("%d swaps, %d reads (%d refused)", n, reads.Load(), refused.Load())
+	if n < 1000 {
+		t.Errorf("only %d swaps: the test did not race", n)
 	}
 	entries, _ := os.ReadDir(out)
 	for _, e := range entries {
@@ -123,5 +105,47 @@ func TestRaceSwapDirWithSymlink(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "f")); !bytes.Equal(b, []byte("OUTSIDE")) {
 		t.Errorf("outside file changed: %q", b)
+	}
+}
+
+// startSwapping exchanges each pair of names under dir (renameat2
+// RENAME_EXCHANGE, atomically) over and over on a goroutine of its own,
+// until the returned stop is called; stop returns the number of rounds
+// and may be called again. swaps reads the count meanwhile.
+func startSwapping(t *testing.T, dir string, pairs ...[2]string) (swaps func() int64, stop func() int64) {
+	t.Helper()
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			for i, p := range pairs {
+				err := unix.Renameat2(fd, p[0], fd, p[1], unix.RENAME_EXCHANGE)
+				if err != nil && i == 0 {
+					t.Error(err)
+					return
+				}
+			}
+			n.Add(1)
+		}
+	}()
+	var once sync.Once
+	return n.Load, func() int64 {
+		once.Do(func() {
+			close(done)
+			<-finished
+			unix.Close(fd)
+		})
+		return n.Load()
 	}
 }
