@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=$(mktemp -d)
+export CGO_ENABLED=0 # static, as shipped (README)
 trap 'rm -rf "$dir"' EXIT
 go build -o "$dir/agent-host" ./cmd/agent-host
 go build -o "$dir/hookonly" ./bench/hook/hookonly

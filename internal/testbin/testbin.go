@@ -13,7 +13,7 @@ import (
 )
 
 // Main is a TestMain for packages that drive agent-host as a process: it
-// builds cmd/agent-host into a temporary directory and stores the binary's
+// builds cmd/agent-host (static, CGO_ENABLED=0) into a temporary directory and stores the binary's
 // path in *bin, runs the tests, checks with goleak that they left no
 // goroutine behind when they passed, removes the directory and exits with
 // the tests' code (2 when the build fails).
@@ -24,7 +24,11 @@ func Main(m *testing.M, bin *string) {
 		os.Exit(2)
 	}
 	*bin = filepath.Join(dir, "agent-host")
+	// Built as it ships: static, without cgo (see the README's install
+	// command), whatever CGO_ENABLED the test run itself uses (-race
+	// needs cgo).
 	build := exec.Command("go", "build", "-o", *bin, "github.com/agenthost/agenthost/cmd/agent-host")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building agent-host:", err)
