@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/agenthost/agenthost/host"
 )
@@ -18,9 +18,9 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-// hostFlags are the flags every subcommand takes: --root (repeatable; the
-// first is the workspace, default the current directory), --add-dir
-// (repeatable), --unrestricted and --json.
+// hostFlags are the flags every subcommand that opens a Host takes: --root
+// (repeatable; the first is the workspace, default the current directory),
+// --add-dir (repeatable), --unrestricted and (but for mcp) --json.
 type hostFlags struct {
 	roots        multiFlag
 	addDirs      multiFlag
@@ -28,28 +28,256 @@ type hostFlags struct {
 	json         bool
 }
 
+type flagSet = flag.FlagSet
+
 // newFlagSet returns a flag set for subcommand name with the common flags
-// registered, writing its errors to stderr.
+// registered (--root, --add-dir, --unrestricted, --json), writing its
+// errors to stderr. --json also turns the subcommand's errors into JSON
+// objects (see fail).
 func newFlagSet(name string, stderr io.Writer) (*flag.FlagSet, *hostFlags) {
-	fs := flag.NewFlagSet("agent-host "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs, hf := newRootsFlagSet(name, stderr)
+	fs.Var(jsonFlag{&hf.json, stderr}, "json", "machine-readable output (errors too, as JSON on stderr)")
+	return fs, hf
+}
+
+// newRootsFlagSet is newFlagSet without --json, for a subcommand that has
+// no output of its own to shape (mcp speaks JSON-RPC whatever the flags).
+func newRootsFlagSet(name string, stderr io.Writer) (*flag.FlagSet, *hostFlags) {
+	fs := newBareFlagSet(name, stderr)
 	hf := &hostFlags{}
 	fs.Var(&hf.roots, "root", "a root `DIR` (repeatable; the first is the workspace; default .)")
 	fs.Var(&hf.addDirs, "add-dir", "another root `DIR` (repeatable)")
 	fs.BoolVar(&hf.unrestricted, "unrestricted", false, "do not jail paths (they are only made absolute)")
-	fs.BoolVar(&hf.json, "json", false, "machine-readable output")
 	return fs, hf
 }
 
-// parseArgs parses args with fs and returns the positional arguments.
-// Flags must come first: parsing stops at the first argument that is not
-// a flag, or after "--", so a path or a command that looks like a flag
-// (a model-supplied "--unrestricted", say) is never taken for one.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	if err := fs.Parse(args); err != nil {
-		return nil, err
+// newBareFlagSet returns a flag set with no common flags, for a subcommand
+// that opens no Host of its own (hook): it accepts only what it registers.
+func newBareFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("agent-host "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { printUsage(fs) }
+	return fs
+}
+
+// jsonFlag is --json: it sets the subcommand's json switch and, when
+// stderr is the program's, makes errors JSON objects.
+type jsonFlag struct {
+	p      *bool
+	stderr io.Writer
+}
+
+func (j jsonFlag) String() string {
+	if j.p != nil && *j.p {
+		return "true"
 	}
-	return fs.Args(), nil
+	return "false"
+}
+func (j jsonFlag) IsBoolFlag() bool { return true }
+func (j jsonFlag) Set(v string) error {
+	b, err := parseBool(v)
+	if err != nil {
+		return err
+	}
+	*j.p = b
+	if e, ok := j.stderr.(*errOut); ok {
+		e.json = b
+	}
+	return nil
+}
+
+// errHelp is parseArgs's error after --help or -h: the usage was printed.
+var errHelp = flag.ErrHelp
+
+// parseArgs parses args with fs the way git and ripgrep do, and returns
+// the positional arguments in order:
+//   - flags may come before, between or after the positionals;
+//   - "--" ends the flags: everything after it is positional, as typed
+//     (a path that starts with "-", or exec's COMMAND);
+//   - "-" alone is positional;
+//   - --flag=value, --flag value, and one dash for two (-root) all work; a
+//     boolean flag takes no separate value (--json, --json=false);
+//   - an unknown flag, a missing value or a bad value is an error naming
+//     the flag, printed to fs's output in the program's voice; the caller
+//     exits 2 (exitUsage).
+//
+// So a path a model wrote must come after "--": "read -- --unrestricted"
+// reads a file of that name.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	preScanJSON(fs, args)
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		if name == "h" || name == "help" {
+			printUsage(fs)
+			return nil, errHelp
+		}
+		f := fs.Lookup(name)
+		if f == nil || strings.HasPrefix(a, "---") || name == "" {
+			flagName, _, _ := strings.Cut(a, "=")
+			return nil, flagError(fs, fmt.Errorf("unknown flag %s", flagName))
+		}
+		if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+			if !hasValue {
+				value = "true"
+			}
+		} else if !hasValue {
+			if i+1 == len(args) {
+				return nil, flagError(fs, fmt.Errorf("flag --%s needs a value", name))
+			}
+			i++
+			value = args[i]
+		}
+		if err := fs.Set(name, value); err != nil {
+			return nil, flagError(fs, fmt.Errorf("invalid value %q for --%s: %s", value, name, valueProblem(f, err)))
+		}
+	}
+	return pos, nil
+}
+
+// preScanJSON sets --json before the flags are parsed, so that an error in
+// a flag before it is already reported as JSON.
+func preScanJSON(fs *flag.FlagSet, args []string) {
+	f := fs.Lookup("json")
+	if f == nil {
+		return
+	}
+	for _, a := range args {
+		if a == "--" {
+			return
+		}
+		switch a {
+		case "--json", "-json", "--json=true", "-json=true":
+			f.Value.Set("true")
+		}
+	}
+}
+
+// valueProblem says what is wrong with a flag's value in words: the flag
+// package's own errors ("parse error") say nothing.
+func valueProblem(f *flag.Flag, err error) string {
+	if !strings.Contains(err.Error(), "parse error") && !strings.Contains(err.Error(), "invalid syntax") {
+		return err.Error()
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return err.Error()
+	}
+	switch g.Get().(type) {
+	case int, int64, uint, uint64:
+		return "want a whole number"
+	case bool:
+		return "want true or false"
+	case time.Duration:
+		return "want a duration like 30s or 2m"
+	}
+	return err.Error()
+}
+
+// flagError prints a flag problem in the program's voice and returns an
+// error wrapping errUsage.
+func flagError(fs *flag.FlagSet, err error) error {
+	err = usageErr(err)
+	fail(fs.Output(), commandName(fs), err, exitUsage)
+	if e, ok := fs.Output().(*errOut); !ok || !e.json {
+		fmt.Fprintf(fs.Output(), "(agent-host %s --help lists the flags)\n", commandName(fs))
+	}
+	return err
+}
+
+// commandName is the subcommand's name, from its flag set's.
+func commandName(fs *flag.FlagSet) string { return strings.TrimPrefix(fs.Name(), "agent-host ") }
+
+// printUsage prints the subcommand's synopsis and flags, git style.
+func printUsage(fs *flag.FlagSet) {
+	name := commandName(fs)
+	w := fs.Output()
+	c := commands[name]
+	fmt.Fprintf(w, "usage: agent-host %s\n", c.synopsis())
+	if c.summary != "" {
+		fmt.Fprintf(w, "\n%s\n", c.summary)
+	}
+	first := true
+	fs.VisitAll(func(f *flag.Flag) {
+		if first {
+			fmt.Fprintln(w, "\nflags:")
+			first = false
+		}
+		arg, usage := flag.UnquoteUsage(f)
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		left := dash + f.Name
+		if _, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok && arg != "" {
+			left += " " + arg
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
+			usage += " (default " + f.DefValue + ")"
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", left, usage)
+	})
+}
+
+// nonNegativeInt is an int flag that refuses a negative value, for counts
+// and limits (--max-depth, --max-entries) where a negative number has no
+// meaning and must not silently mean "unlimited".
+type nonNegativeInt int
+
+func (n *nonNegativeInt) String() string { return fmt.Sprint(int(*n)) }
+func (n *nonNegativeInt) Get() any       { return int(*n) }
+func (n *nonNegativeInt) Set(s string) error {
+	var v int
+	if _, err := fmt.Sscan(s, &v); err != nil || fmt.Sprint(v) != strings.TrimPrefix(s, "+") {
+		return errors.New("want a whole number")
+	}
+	if v < 0 {
+		return errors.New("must not be negative")
+	}
+	*n = nonNegativeInt(v)
+	return nil
+}
+
+// nonNegativeIntFlag registers a nonNegativeInt flag on fs and returns its
+// value, like fs.Int.
+func nonNegativeIntFlag(fs *flag.FlagSet, name string, value int, usage string) *int {
+	p := new(int)
+	*p = value
+	fs.Var((*nonNegativeInt)(p), name, usage)
+	return p
+}
+
+// parseBool is strconv.ParseBool with the program's words for an error.
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "1", "t", "true", "yes":
+		return true, nil
+	case "0", "f", "false", "no":
+		return false, nil
+	}
+	return false, errors.New("want true or false")
+}
+
+// cliPath turns a path argument into the path the Host is given. The shell
+// has already expanded "~" in what the user typed, so an argument that
+// still starts with "~" names a file of that name in the current directory
+// (as it does for cat and git): it gets a "./" before it, so that the Host,
+// which expands "~" for models, does not take it for the home directory.
+// Every subcommand that hands a path argument to the Host calls it.
+func cliPath(arg string) string {
+	if strings.HasPrefix(arg, "~") {
+		return "./" + arg
+	}
+	return arg
 }
 
 // open builds the Host the flags describe.
@@ -62,7 +290,11 @@ func (hf *hostFlags) open() (*host.Host, error) {
 	if hf.unrestricted {
 		cfg.PathPolicy = host.Unrestricted
 	}
-	return host.New(cfg)
+	h, err := host.New(cfg)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return h, nil
 }
 
 // cwd is the tool working directory the CLI passes to the Host: the
@@ -79,25 +311,3 @@ func cliCwd(h *host.Host) string {
 	}
 	return wd
 }
-
-// fail prints err to stderr as "agent-host NAME: ERR" and returns code.
-func fail(stderr io.Writer, name string, err error, code int) int {
-	fmt.Fprintf(stderr, "agent-host %s: %v\n", name, err)
-	return code
-}
-
-// exitCode is the conventional code for an error: 3 for an escape, 1 else.
-func exitCode(err error) int {
-	if errors.Is(err, host.ErrEscape) {
-		return 3
-	}
-	return 1
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-type flagSet = flag.FlagSet

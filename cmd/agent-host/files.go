@@ -2,131 +2,201 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
+	"path/filepath"
+	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host"
 )
 
 func init() {
 	register("resolve", "print the canonical path of PATH inside the jail", cmdResolve)
-	register("read", "print the contents of the file PATH", cmdRead)
-	register("stat", "print the size, mode and time of PATH", cmdStat)
+	register("read", "print the contents of the file PATH, byte for byte", cmdRead)
+	register("stat", "print the mode, size, time and canonical path of PATH", cmdStat)
 	register("write", "write stdin to the file PATH, atomically", cmdWrite)
 	register("mkdir", "create the directory PATH ([-p] for parents)", cmdMkdir)
 	register("rm", "remove the file or symbolic link PATH", cmdRm)
 }
 
 // fileCmd parses the common flags plus extra, requires exactly one PATH,
-// opens the Host and calls do.
-func fileCmd(name string, args []string, stderr io.Writer, extra func(*flagSet), do func(h *host.Host, cwd, path string, hf *hostFlags) int) int {
+// opens the Host and calls do with the path as the Host must get it (see
+// cliPath). do returns the error that ends the subcommand, or nil.
+func fileCmd(name string, args []string, stderr io.Writer, extra func(*flagSet), do func(h *host.Host, cwd, path string, hf *hostFlags) error) int {
 	fs, hf := newFlagSet(name, stderr)
 	if extra != nil {
 		extra(fs)
 	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
-		return 2
+		return exitUsage
 	}
 	if len(pos) != 1 {
-		fmt.Fprintf(stderr, "usage: agent-host %s [flags] PATH\n", name)
-		return 2
+		return usageFail(stderr, name, "want one PATH, got %d arguments", len(pos))
 	}
 	h, err := hf.open()
 	if err != nil {
-		return fail(stderr, name, err, 2)
+		return fail(stderr, name, err, exitCode(err))
 	}
 	defer h.Close()
-	return do(h, cliCwd(h), pos[0], hf)
+	if err := do(h, cliCwd(h), cliPath(pos[0]), hf); err != nil {
+		return fail(stderr, name, err, exitCode(err))
+	}
+	return exitOK
 }
 
 func cmdResolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	return fileCmd("resolve", args, stderr, nil, func(h *host.Host, cwd, path string, hf *hostFlags) int {
+	return fileCmd("resolve", args, stderr, nil, func(h *host.Host, cwd, path string, hf *hostFlags) error {
 		p, err := h.ResolveInJail(context.Background(), cwd, path)
 		if err != nil {
-			return fail(stderr, "resolve", err, exitCode(err))
+			return err
 		}
 		if hf.json {
-			writeJSON(stdout, map[string]string{"path": p})
-		} else {
-			fmt.Fprintln(stdout, p)
+			return writeJSON(stdout, pathJSON{Path: p})
 		}
-		return 0
+		_, err = fmt.Fprintln(stdout, p)
+		return err
 	})
 }
 
+// pathJSON is the --json result of resolve, mkdir and rm.
+type pathJSON struct {
+	Path    string `json:"path"`
+	Removed bool   `json:"removed,omitempty"` // rm
+}
+
+// cmdRead copies the file to stdout exactly, as cat does: from the
+// descriptor the jail opened, with no size limit and no conversion. With
+// --json the result is one object: the contents as a string when they are
+// UTF-8, else in base64 ("encoding" says which).
 func cmdRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	return fileCmd("read", args, stderr, nil, func(h *host.Host, cwd, path string, hf *hostFlags) int {
-		r, err := h.ReadFile(context.Background(), cwd, path)
+	return fileCmd("read", args, stderr, nil, func(h *host.Host, cwd, path string, hf *hostFlags) error {
+		f, st, err := h.OpenFile(context.Background(), cwd, path)
 		if err != nil {
-			return fail(stderr, "read", err, exitCode(err))
+			return err
 		}
-		if hf.json {
-			writeJSON(stdout, map[string]any{"path": r.Path, "contents": r.Contents, "size": r.Stat.Size})
-		} else {
-			io.WriteString(stdout, r.Contents)
+		defer f.Close()
+		if !hf.json {
+			_, err := io.Copy(stdout, f)
+			return err
 		}
-		return 0
+		b, err := io.ReadAll(f)
+		if err != nil {
+			return err
+		}
+		r := readJSON{Path: st.Path, Size: int64(len(b)), Encoding: "utf-8", Contents: string(b)}
+		if !utf8.Valid(b) {
+			r.Encoding, r.Contents = "base64", base64.StdEncoding.EncodeToString(b)
+		}
+		return writeJSON(stdout, r)
 	})
 }
 
-func printStat(stdout io.Writer, st host.FileStat, asJSON bool) {
+// readJSON is read's --json result.
+type readJSON struct {
+	Path     string `json:"path"`
+	Size     int64  `json:"size"`
+	Encoding string `json:"encoding"` // "utf-8" or "base64"
+	Contents string `json:"contents"`
+}
+
+func printStat(stdout io.Writer, st host.FileStat, asJSON bool) error {
 	if asJSON {
-		writeJSON(stdout, map[string]any{
+		return writeJSON(stdout, map[string]any{
 			"path": st.Path, "size": st.Size, "mode": st.Mode.String(),
 			"mod_time": st.ModTime.UTC().Format(time.RFC3339Nano), "is_dir": st.IsDir,
 		})
-		return
 	}
-	fmt.Fprintf(stdout, "%s\t%d\t%s\t%s\n", st.Mode, st.Size, st.ModTime.UTC().Format(time.RFC3339), st.Path)
+	_, err := fmt.Fprintf(stdout, "%s\t%d\t%s\t%s\n", st.Mode, st.Size, st.ModTime.UTC().Format(time.RFC3339), st.Path)
+	return err
 }
 
 func cmdStat(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	return fileCmd("stat", args, stderr, nil, func(h *host.Host, cwd, path string, hf *hostFlags) int {
+	return fileCmd("stat", args, stderr, nil, func(h *host.Host, cwd, path string, hf *hostFlags) error {
 		st, err := h.Stat(context.Background(), cwd, path)
 		if err != nil {
-			return fail(stderr, "stat", err, exitCode(err))
+			return err
 		}
-		printStat(stdout, st, hf.json)
-		return 0
+		return printStat(stdout, st, hf.json)
 	})
 }
 
 func cmdWrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return fileCmd("write", args, stderr, nil, func(h *host.Host, cwd, path string, hf *hostFlags) int {
+	return fileCmd("write", args, stderr, nil, func(h *host.Host, cwd, path string, hf *hostFlags) error {
 		data, err := io.ReadAll(stdin)
 		if err != nil {
-			return fail(stderr, "write", err, 1)
+			return fmt.Errorf("standard input: %w", err)
 		}
 		st, err := h.WriteFile(context.Background(), cwd, path, data)
 		if err != nil {
-			return fail(stderr, "write", err, exitCode(err))
+			return missingParent(path, err, "")
 		}
 		if hf.json {
-			printStat(stdout, st, true)
+			return printStat(stdout, st, true)
 		}
-		return 0
+		return nil
 	})
 }
 
-func cmdMkdir(args []string, _ io.Reader, _, stderr io.Writer) int {
+func cmdMkdir(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var parents bool
 	return fileCmd("mkdir", args, stderr, func(fs *flagSet) {
 		fs.BoolVar(&parents, "p", false, "create missing parents; an existing directory is not an error")
-	}, func(h *host.Host, cwd, path string, _ *hostFlags) int {
-		if err := h.CreateDir(context.Background(), cwd, path, parents, parents); err != nil {
-			return fail(stderr, "mkdir", err, exitCode(err))
+	}, func(h *host.Host, cwd, path string, hf *hostFlags) error {
+		ctx := context.Background()
+		if err := h.CreateDir(ctx, cwd, path, parents, parents); err != nil {
+			return missingParent(path, err, " (-p creates it)")
 		}
-		return 0
+		if !hf.json {
+			return nil
+		}
+		p, err := h.ResolveInJail(ctx, cwd, path)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, pathJSON{Path: p})
 	})
 }
 
-func cmdRm(args []string, _ io.Reader, _, stderr io.Writer) int {
-	return fileCmd("rm", args, stderr, nil, func(h *host.Host, cwd, path string, _ *hostFlags) int {
-		if err := h.RemoveFile(context.Background(), cwd, path); err != nil {
-			return fail(stderr, "rm", err, exitCode(err))
+func cmdRm(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	return fileCmd("rm", args, stderr, nil, func(h *host.Host, cwd, path string, hf *hostFlags) error {
+		ctx := context.Background()
+		// The name removed is the link itself, so its canonical path is
+		// its directory's joined with its own name, taken before it goes.
+		dir, err := h.ResolveInJail(ctx, cwd, filepath.Dir(path))
+		if err != nil {
+			return err
 		}
-		return 0
+		if err := h.RemoveFile(ctx, cwd, path); err != nil {
+			return err
+		}
+		if hf.json {
+			return writeJSON(stdout, pathJSON{Path: filepath.Join(dir, filepath.Base(path)), Removed: true})
+		}
+		return nil
 	})
 }
+
+// missingParent rewords a not-found error from creating path: what is
+// missing is a directory on the way to it, and the message says so (with
+// hint after it, if any).
+func missingParent(path string, err error, hint string) error {
+	if !errors.Is(err, iofs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, host.ErrEscape) {
+		return err
+	}
+	return &iofs.PathError{Op: "create", Path: path, Err: missingDirError{dir: filepath.Dir(path), hint: hint}}
+}
+
+// missingDirError is a missing parent directory; it matches
+// fs.ErrNotExist.
+type missingDirError struct{ dir, hint string }
+
+func (e missingDirError) Error() string {
+	return fmt.Sprintf("directory %s does not exist%s", e.dir, e.hint)
+}
+func (e missingDirError) Is(target error) bool { return target == iofs.ErrNotExist }

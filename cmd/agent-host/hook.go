@@ -7,21 +7,36 @@ import (
 	"github.com/agenthost/agenthost/tools/senduserfile"
 )
 
+// hookUsage is hook's exit code for a bad command line: a non-blocking
+// error for Claude Code, which reads 2 as "block the tool call".
+const hookUsage = 1
+
 func init() {
 	register("hook", "Claude Code PreToolUse hook: stage SendUserFile files into .agent-harness/outbox", runHook)
 }
 
 // runHook is the drop-in for the stage-user-files Python hook: the hook's
 // JSON on stdin, the hook's answer (or nothing) on stdout, exit code 0
-// whatever happens, so that a broken hook never blocks a SendUserFile
+// whatever the input, so that a broken call never blocks a SendUserFile
 // call. --max-bytes and --deadline change the limits of a call (for tests
 // and benchmarks; the defaults are the script's).
+//
+// A bad command line (an unknown flag, an argument: a typo in
+// settings.json) is the one error: it is printed on stderr and the exit
+// code is 1, which Claude Code shows the user as a hook error while it
+// still runs the call (2 would block it). The hook takes no other flag:
+// it opens no Host from --root or --add-dir, its root is the call's cwd.
 func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, _ := newFlagSet("hook", stderr)
+	fs := newBareFlagSet("hook", stderr)
 	maxBytes := fs.Int64("max-bytes", senduserfile.DefaultMaxBytes, "byte budget of a call (0: nothing may be staged)")
 	deadline := fs.Duration("deadline", senduserfile.DefaultDeadline, "deadline of a call (0: already passed)")
-	if _, err := parseArgs(fs, args); err != nil {
-		return 0 // a hook never fails the tool call
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return hookUsage
+	}
+	if len(pos) > 0 {
+		fail(stderr, "hook", usagef("takes no arguments, got %q (the hook's input is its stdin)", pos), hookUsage)
+		return hookUsage
 	}
 	in, err := io.ReadAll(stdin)
 	if err != nil || len(in) == 0 {

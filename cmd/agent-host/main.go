@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 )
 
 // command is one subcommand. run gets the arguments after the subcommand
 // name and returns the process exit code.
 type command struct {
+	name    string
 	summary string
 	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
@@ -21,32 +23,93 @@ type command struct {
 var commands = map[string]command{}
 
 func register(name, summary string, run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int) {
-	commands[name] = command{summary: summary, run: run}
+	commands[name] = command{name: name, summary: summary, run: run}
+}
+
+// synopses are the subcommands' usage lines, after "agent-host ".
+var synopses = map[string]string{
+	"walk":         "walk [flags] [PATH]",
+	"check-ignore": "check-ignore [flags] PATH... | --stdin",
+	"resolve":      "resolve [flags] PATH",
+	"read":         "read [flags] PATH",
+	"stat":         "stat [flags] PATH",
+	"write":        "write [flags] PATH < CONTENTS",
+	"mkdir":        "mkdir [-p] [flags] PATH",
+	"rm":           "rm [flags] PATH",
+	"exec":         "exec [flags] -- COMMAND",
+	"hook":         "hook [--max-bytes N] [--deadline D] < HOOK-JSON",
+	"mcp":          "mcp [--root DIR]... [--add-dir DIR]... [--allow-exec]",
+}
+
+// synopsis is the command's usage line after "agent-host ".
+func (c command) synopsis() string {
+	if s, ok := synopses[c.name]; ok {
+		return s
+	}
+	return c.name + " [flags]"
 }
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// run runs the subcommand args name with the rest of args and returns the
+// exit code. Every subcommand gets stderr wrapped, so that its errors
+// follow --json (see fail).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				return help(c, stdout)
+			}
 		}
-		return 0
+		usage(stdout)
+		return exitOK
+	case "--version", "-version", "version":
+		fmt.Fprintln(stdout, "agent-host", version())
+		return exitOK
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "agent-host: unknown command %q\n", args[0])
-		usage(stderr)
-		return 2
+		fmt.Fprintf(stderr, "agent-host: unknown command %q (agent-host --help lists them)\n", args[0])
+		return exitUsage
 	}
-	return c.run(args[1:], stdin, stdout, stderr)
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "--help" || a == "-help" {
+			return help(c, stdout)
+		}
+	}
+	return c.run(args[1:], stdin, stdout, &errOut{Writer: stderr})
+}
+
+// help prints c's usage and flags on stdout (its flag set prints them when
+// it meets --help) and returns exitOK.
+func help(c command, stdout io.Writer) int {
+	c.run([]string{"--help"}, nil, io.Discard, stdout)
+	return exitOK
+}
+
+// version is the module's version as the build recorded it ("devel" for a
+// build from a work tree without one).
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
+		return "devel"
+	}
+	return bi.Main.Version
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: agent-host COMMAND [--root DIR]... [--add-dir DIR]... [ARGS]")
+	fmt.Fprintln(w, "usage: agent-host COMMAND [flags] [ARGS]   (agent-host COMMAND --help for its flags)")
+	fmt.Fprintln(w, "\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
@@ -55,4 +118,8 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-14s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w, "\nflags every command but hook takes: --root DIR (repeatable; the first is the workspace, default .),")
+	fmt.Fprintln(w, "--add-dir DIR (repeatable), --unrestricted, --json (not mcp); \"--\" ends the flags.")
+	fmt.Fprintln(w, "exit codes: 0 ok, 1 other error, 2 usage, 3 path outside the roots, 4 not found")
+	fmt.Fprintln(w, "(exec: the command's; check-ignore: 0 some ignored, 1 none, 2 error; hook: always 0 but 1 for bad flags).")
 }

@@ -23,7 +23,7 @@ func init() {
 // MCP clients show in their logs. Exit 0 after a clean end, 1 when the
 // session failed, 2 for bad flags or roots.
 func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, hf := newFlagSet("mcp", stderr)
+	fs, hf := newRootsFlagSet("mcp", stderr)
 	allowExec := fs.Bool("allow-exec", false, "offer the exec and run_capture tools (commands are not confined by the jail)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {

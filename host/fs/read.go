@@ -1,12 +1,9 @@
 package fs
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	iofs "io/fs"
-	"os"
-	"syscall"
 )
 
 // ReadFile reads the regular file path names (see jail.Jail.Resolve for how
@@ -27,31 +24,16 @@ func (f *FS) ReadFile(cwd, path string) (FileRead, error) {
 
 // ReadBytes is ReadFile without the UTF-8 conversion: the raw bytes.
 func (f *FS) ReadBytes(cwd, path string) ([]byte, FileStat, error) {
-	file, canon, err := f.j.OpenFile(cwd, path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, syscall.ENXIO) {
-		// A socket (or a device with no driver) cannot be opened at all.
-		return nil, FileStat{}, &iofs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%v)", ErrNotRegular, syscall.ENXIO)}
-	}
+	file, st, err := f.OpenRegular(cwd, path)
 	if err != nil {
-		return nil, FileStat{}, pathErr("read", path, err)
+		return nil, st, err
 	}
 	defer file.Close()
-	fi, err := file.Stat()
-	if err != nil {
-		return nil, FileStat{}, pathErr("read", path, err)
-	}
-	st := statOf(canon, fi)
-	if fi.IsDir() {
-		return nil, st, isDirErr(path)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, st, &iofs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
-	}
-	if fi.Size() > f.maxRead {
-		return nil, st, &iofs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes > %d", ErrTooLarge, fi.Size(), f.maxRead)}
+	if st.Size > f.maxRead {
+		return nil, st, &iofs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes > %d", ErrTooLarge, st.Size, f.maxRead)}
 	}
 	// The file may grow while we read: never take more than the limit.
-	buf := make([]byte, 0, fi.Size()+1)
+	buf := make([]byte, 0, st.Size+1)
 	b, err := readAllLimit(file, buf, f.maxRead)
 	if err != nil {
 		return nil, st, pathErr("read", path, err)
