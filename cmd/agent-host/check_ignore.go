@@ -52,11 +52,11 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	flushEach := *fromStdin && !isRegularFile(stdout)
 	anyIgnored, anyError := false, false
 	judge := func(p string) {
-		ignored, err := h.IsPathIgnored(ctx, cwd, p)
+		ignored, err := h.IsPathIgnored(ctx, cwd, cliPath(p))
 		if err != nil {
 			anyError = true
 			out.Flush()
-			fmt.Fprintf(stderr, "agent-host check-ignore: %s: %v\n", p, err)
+			warn(stderr, "check-ignore", err, 2)
 			return
 		}
 		anyIgnored = anyIgnored || ignored

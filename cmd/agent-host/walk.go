@@ -34,8 +34,8 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs, hf := newFlagSet("walk", stderr)
 	hidden := fs.Bool("hidden", false, "include dot-files (.git is always skipped)")
 	noIgnore := fs.Bool("no-ignore", false, "do not apply .gitignore, info/exclude or the global excludes file")
-	maxDepth := fs.Int("max-depth", 0, "descend at most `N` levels (1: only PATH's children; 0: unlimited)")
-	maxEntries := fs.Int("max-entries", 0, "stop after `N` entries, files and directories (0: unlimited)")
+	maxDepth := nonNegativeIntFlag(fs, "max-depth", 0, "descend at most `N` levels (1: only PATH's children; 0: unlimited)")
+	maxEntries := nonNegativeIntFlag(fs, "max-entries", 0, "stop after `N` entries, files and directories (0: unlimited)")
 	sorted := fs.Bool("sort", false, "print in path order (waits for the whole walk)")
 	nul := fs.Bool("0", false, "end each path with NUL instead of a newline")
 	dirs := fs.Bool("dirs", false, "print directories too, with a trailing /")
@@ -78,7 +78,7 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	out := &lineWriter{w: bufio.NewWriterSize(stdout, walkOutBuf), sep: sep, json: hf.json}
 
 	cwd := cliCwd(h)
-	root, err := h.ResolveInJail(ctx, cwd, arg)
+	root, err := h.ResolveInJail(ctx, cwd, cliPath(arg))
 	if err != nil {
 		return fail(stderr, "walk", err, 2)
 	}
@@ -110,7 +110,7 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case errors.As(err, &partial):
 		for _, e := range partial.Errs {
-			fmt.Fprintf(stderr, "agent-host walk: %v\n", e)
+			warn(stderr, "walk", e, 2)
 		}
 		code = 2
 	case err != nil && (errors.Is(err, errBrokenOutput) || errors.Is(err, context.Canceled)):
