@@ -5,7 +5,9 @@ import (
 	"github.com/agenthost/agenthost/host/jail"
 )
 
-// PathPolicy says how far a Host lets a path reach.
+// PathPolicy says how far a Host lets a path reach: Jailed (the default)
+// or Unrestricted. It is [jail.Policy], where the values are documented:
+// go doc github.com/agenthost/agenthost/host/jail Policy.
 type PathPolicy = jail.Policy
 
 const (
@@ -16,7 +18,8 @@ const (
 )
 
 // ExecLimits bounds what Exec and RunCapture may take; the zero value of a
-// field means its default (see the host/exec package).
+// field means its default. It is [hostexec.Limits], where each field and
+// default is documented: go doc github.com/agenthost/agenthost/host/exec Limits.
 type ExecLimits = hostexec.Limits
 
 // Config is what New needs to build a Host. The zero value of every field

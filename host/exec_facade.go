@@ -9,13 +9,15 @@ import (
 )
 
 // ExecRequest is one shell command for Exec: Command, Cwd, Timeout, and
-// optionally Env, Combined and Shell (see host/exec.Request).
+// optionally Env, Combined and Shell. It is [hostexec.Request], where each
+// field is documented: go doc github.com/agenthost/agenthost/host/exec Request.
 type ExecRequest = hostexec.Request
 
 // ExecOutput is what a command produced: its streams within the output
 // limit (head and tail kept), exit code or signal, whether it timed out,
-// was cancelled or was truncated, and how long it took (see
-// host/exec.Output).
+// was cancelled or was truncated, and how long it took. It is
+// [hostexec.Output], where each field is documented: go doc
+// github.com/agenthost/agenthost/host/exec Output.
 type ExecOutput = hostexec.Output
 
 // ErrNoShell is wrapped by Exec's error when neither bash nor sh can be

@@ -49,10 +49,15 @@ var (
 	ErrChanged = hostfs.ErrChanged
 )
 
-// FileStat describes a file as an operation saw it.
+// FileStat describes a file as an operation saw it: canonical Path, Size,
+// Mode, ModTime, IsDir. It is [hostfs.FileStat], where each field is
+// documented: go doc github.com/agenthost/agenthost/host/fs FileStat.
 type FileStat = hostfs.FileStat
 
-// FileRead is what ReadFile returns.
+// FileRead is what ReadFile returns: the canonical Path, the Contents as
+// lossy UTF-8 (OpenFile gives the bytes as they are) and the Stat. It is
+// [hostfs.FileRead], where each field is documented: go doc
+// github.com/agenthost/agenthost/host/fs FileRead.
 type FileRead = hostfs.FileRead
 
 // Host is one session's view of the machine. Its methods are safe for
@@ -185,7 +190,8 @@ func (h *Host) UpdateFile(ctx context.Context, cwd, path string, fn func(FileRea
 }
 
 // RenameError is Rename's error, naming the end (source or destination)
-// it concerns.
+// it concerns. It is [hostfs.RenameError]: go doc
+// github.com/agenthost/agenthost/host/fs RenameError.
 type RenameError = hostfs.RenameError
 
 // Rename moves src to dst inside the jail (a file, a directory, or a link

@@ -16,11 +16,16 @@ import (
 )
 
 // WalkOptions shape a Walk; the zero value walks everything, applies the
-// ignore rules and skips dot-files. See walk.Options.
+// ignore rules and skips dot-files. It is [walk.Options], where each field
+// is documented: go doc github.com/agenthost/agenthost/host/walk Options.
 type WalkOptions = walk.Options
 
-// WalkEntry is one file, symbolic link or directory a Walk found; Path is
-// absolute and Depth is 1 for the children of the walked directory.
+// WalkEntry is one file, symbolic link or directory a Walk found. Its
+// Path is the walked directory's canonical absolute path (what
+// ResolveInJail returns for it), a separator and the names below it, so it
+// is absolute; Depth is 1 for the children of the walked directory. It is
+// [walk.Entry], where each field is documented: go doc
+// github.com/agenthost/agenthost/host/walk Entry.
 type WalkEntry = walk.Entry
 
 // walkFacadeState is the Host's share of package walk: the cache of
