@@ -85,12 +85,12 @@ func repeated(msg string) bool {
 func TestTidy(t *testing.T) {
 	for in, want := range map[string]string{
 		"/etc/passwd: /etc/passwd: path escapes the allowed directories": "/etc/passwd: path escapes the allowed directories",
-		"open d: not a regular file: is a directory (is a directory)":     "open d: not a regular file: is a directory",
-		`exec: exec: "bash": executable file not found in $PATH`:          `"bash": executable file not found in $PATH`,
-		"openat nonexist: no such file or directory":                      "nonexist: no such file or directory",
-		"invalid root: /x: lstat /x: no such file or directory":           "invalid root: /x: no such file or directory",
-		"not a regular file (a FIFO)":                                     "not a regular file (a FIFO)",
-		"read me: lstat: x":                                               "read me: lstat: x",
+		"open d: not a regular file: is a directory (is a directory)":    "open d: not a regular file: is a directory",
+		`exec: exec: "bash": executable file not found in $PATH`:         `"bash": executable file not found in $PATH`,
+		"openat nonexist: no such file or directory":                     "nonexist: no such file or directory",
+		"invalid root: /x: lstat /x: no such file or directory":          "invalid root: /x: no such file or directory",
+		"not a regular file (a FIFO)":                                    "not a regular file (a FIFO)",
+		"read me: lstat: x":                                              "read me: lstat: x",
 	} {
 		if got := tidy("exec", in); got != want {
 			t.Errorf("tidy(%q) = %q, want %q", in, got, want)
