@@ -84,10 +84,25 @@ var hookCases = []hookCase{
 		w.file(filepath.Join(w.home, "h.txt"), "home")
 		w.file(filepath.Join(w.ws, "~nosuchuser", "x.txt"), "tilde dir inside")
 	}, calls: one("~/h.txt", "~", "~nosuchuser/x.txt", "~root/.nosuchfile")},
-	{name: "trailing slash on a file", setup: outside("shot.png", "\x89PNG"), known: "trailing slash",
+	{name: "trailing slash on a file", setup: outside("shot.png", "\x89PNG"),
 		calls: func(w *hookWorld) []string {
 			return []string{payload(w.ws, []any{filepath.Join(w.out, "shot.png") + "/"})}
 		}},
+	{name: "trailing slash and dot on a file, doubled slashes", setup: outside("shot.png", "\x89PNG"),
+		calls: func(w *hookWorld) []string {
+			return []string{payload(w.ws, []any{filepath.Join(w.out, "shot.png") + "/.", "/" + filepath.Join(w.out, "shot.png"), w.out + "//shot.png//"})}
+		}},
+	{name: "a missing directory then ..: realpath keeps going", setup: outside("f.txt", "f"),
+		calls: func(w *hookWorld) []string {
+			return []string{payload(w.ws, []any{filepath.Join(w.out, "missing") + "/../f.txt", filepath.Join(w.out, "f.txt", "..", "f.txt")})}
+		}},
+	{name: "a link then ..: taken after the link", setup: func(w *hookWorld) {
+		w.file(filepath.Join(w.root, "deep", "sub", "g.txt"), "g")
+		w.link(filepath.Join(w.root, "deep", "sub", "inner"), filepath.Join(w.out, "jump"))
+		os.MkdirAll(filepath.Join(w.root, "deep", "sub", "inner"), 0o755)
+	}, calls: func(w *hookWorld) []string {
+		return []string{payload(w.ws, []any{filepath.Join(w.out, "jump", "..", "g.txt")})}
+	}},
 	{name: "trailing slash on a directory", calls: func(w *hookWorld) []string { return []string{payload(w.ws, []any{w.out + "/"})} }},
 	{name: "a path through a file", setup: outside("f", "f"),
 		calls: func(w *hookWorld) []string { return []string{payload(w.ws, []any{filepath.Join(w.out, "f", "x")})} }},
@@ -97,7 +112,7 @@ var hookCases = []hookCase{
 		calls: func(w *hookWorld) []string { return []string{payload(w.ws, []any{filepath.Join(w.out, "dangling")})} }},
 	{name: "a FIFO", setup: func(w *hookWorld) { mkfifo(filepath.Join(w.out, "fifo")) },
 		calls: func(w *hookWorld) []string { return []string{payload(w.ws, []any{filepath.Join(w.out, "fifo")})} }},
-	{name: "a NUL in a path, next to a good file", setup: outside("good.txt", "g"), known: "names of files not staged",
+	{name: "a NUL in a path, next to a good file", setup: outside("good.txt", "g"),
 		calls: func(w *hookWorld) []string {
 			return []string{payload(w.ws, []any{filepath.Join(w.out, "a\x00b.txt"), filepath.Join(w.out, "dir\x00/"), filepath.Join(w.out, "good.txt")})}
 		}},
@@ -146,7 +161,7 @@ var hookCases = []hookCase{
 		digest := digestOf(w, filepath.Join(w.out, "same.txt"))
 		w.file(filepath.Join(w.ws, ".agent-harness", "outbox", digest, "same.txt"), "longer")
 	}, calls: func(w *hookWorld) []string { return []string{payload(w.ws, []any{filepath.Join(w.out, "same.txt")})} }},
-	{name: "the target is a directory", setup: outside("t.txt", "t"), known: "names of files not staged", prep: func(w *hookWorld) {
+	{name: "the target is a directory", setup: outside("t.txt", "t"), prep: func(w *hookWorld) {
 		digest := digestOf(w, filepath.Join(w.out, "t.txt"))
 		os.MkdirAll(filepath.Join(w.ws, ".agent-harness", "outbox", digest, "t.txt"), 0o755)
 	}, calls: func(w *hookWorld) []string { return []string{payload(w.ws, []any{filepath.Join(w.out, "t.txt")})} }},
@@ -185,19 +200,30 @@ var hookCases = []hookCase{
 	{name: "a planted digest-folder link", setup: func(w *hookWorld) {
 		w.file(filepath.Join(w.out, "real.txt"), "s")
 		w.link(filepath.Join(w.out, "real.txt"), filepath.Join(w.out, "given.txt"))
-	}, known: "names of files not staged", prep: func(w *hookWorld) {
+	}, prep: func(w *hookWorld) {
 		os.MkdirAll(filepath.Join(w.out, "elsewhere"), 0o755)
 		w.link(filepath.Join(w.out, "elsewhere"), filepath.Join(w.ws, ".agent-harness", "outbox", digestOf(w, filepath.Join(w.out, "real.txt"))))
 	}, calls: func(w *hookWorld) []string { return []string{payload(w.ws, []any{filepath.Join(w.out, "given.txt")})} }},
-	{name: "a planted target link", setup: outside("s.txt", "s"), known: "names of files not staged", prep: func(w *hookWorld) {
+	{name: "a planted target link", setup: outside("s.txt", "s"), prep: func(w *hookWorld) {
 		w.file(filepath.Join(w.out, "victim"), "victim")
 		w.link(filepath.Join(w.out, "victim"), filepath.Join(w.ws, ".agent-harness", "outbox", digestOf(w, filepath.Join(w.out, "s.txt")), "s.txt"))
 	}, calls: func(w *hookWorld) []string { return []string{payload(w.ws, []any{filepath.Join(w.out, "s.txt")})} }},
-	{name: ".agent-harness is a file", setup: outside("s.txt", "s"), known: "names of files not staged",
+	{name: ".agent-harness is a file", setup: outside("s.txt", "s"),
 		prep: func(w *hookWorld) { w.file(filepath.Join(w.ws, ".agent-harness"), "not a dir") },
 		calls: func(w *hookWorld) []string {
 			return []string{payload(w.ws, []any{filepath.Join(w.out, "s.txt"), "../out/s.txt"})}
 		}},
+	{name: ".gitignore is a directory", setup: outside("s.txt", "s"),
+		prep:  func(w *hookWorld) { os.MkdirAll(filepath.Join(w.ws, ".agent-harness", "outbox", ".gitignore"), 0o755) },
+		calls: func(w *hookWorld) []string { return []string{payload(w.ws, []any{filepath.Join(w.out, "s.txt")})} }},
+	{name: "the outbox is a file", setup: outside("s.txt", "s"),
+		prep: func(w *hookWorld) { w.file(filepath.Join(w.ws, ".agent-harness", "outbox"), "x") },
+		calls: func(w *hookWorld) []string {
+			return []string{payload(w.ws, []any{filepath.Join(w.out, "s.txt") + "/"})}
+		}},
+	{name: "a digest folder is a file", setup: outside("s.txt", "s"), prep: func(w *hookWorld) {
+		w.file(filepath.Join(w.ws, ".agent-harness", "outbox", digestOf(w, filepath.Join(w.out, "s.txt"))), "x")
+	}, calls: func(w *hookWorld) []string { return []string{payload(w.ws, []any{filepath.Join(w.out, "s.txt")})} }},
 	{name: "an existing .gitignore is left as it is", setup: outside("s.txt", "s"),
 		prep:  func(w *hookWorld) { w.file(filepath.Join(w.ws, ".agent-harness", "outbox", ".gitignore"), "custom\n") },
 		calls: func(w *hookWorld) []string { return []string{payload(w.ws, []any{filepath.Join(w.out, "s.txt")})} }},

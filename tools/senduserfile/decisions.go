@@ -33,6 +33,10 @@ type Decision struct {
 	Result Result
 	// Entries is the number of entries in tool_input.files.
 	Entries int
+	// Names, when not nil, are the names the row's input lists (the hook's
+	// are the script's: every string entry's last component as the call
+	// leaves it); nil lists the staged and kept files.
+	Names []string
 }
 
 // LogPath returns the decision log's path for the environment getenv reads
@@ -123,16 +127,18 @@ func rotate(p string) {
 // json.dumps(row, sort_keys=True) writes it.
 func decisionRow(d Decision, now time.Time) []byte {
 	res := d.Result
-	var names []string
-	for _, f := range res.Files {
-		switch f.Status {
-		case Staged, Reused:
-			names = append(names, path.Base(filepath.ToSlash(f.Path)))
-		case Kept:
-			names = append(names, pyBasename(f.Given))
+	names := d.Names
+	if names == nil {
+		for _, f := range res.Files {
+			switch f.Status {
+			case Staged, Reused:
+				names = append(names, path.Base(filepath.ToSlash(f.Path)))
+			case Kept:
+				names = append(names, pyBasename(f.Given))
+			}
 		}
 	}
-	input := strings.Join(names, ",")
+	input := strings.Join(names, ", ")
 	sum := sha256.Sum256([]byte(input))
 	answer := "staged"
 	switch {

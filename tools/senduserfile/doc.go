@@ -11,8 +11,9 @@
 // # What is staged
 //
 // Each string entry of tool_input.files is expanded like Python's
-// os.path.expanduser, joined to cwd when relative, and made real (symbolic
-// links resolved). A file whose real path lies inside the real path of cwd
+// os.path.expanduser, joined to cwd when relative, and made real as
+// Python's os.path.realpath does (symbolic links resolved as far as they
+// exist; a trailing slash or a missing component does not stop it). A file whose real path lies inside the real path of cwd
 // (by whole components), a missing path, a directory and anything that is
 // not a regular file are left alone. Every other file is copied to
 //

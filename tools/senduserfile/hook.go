@@ -60,7 +60,7 @@ func Hook(ctx context.Context, in []byte, cfg HookConfig) []byte {
 		return nil
 	}
 	var top pyObject
-	top.str("systemMessage", Message(res))
+	top.str("systemMessage", message(res, scriptName))
 	if res.Staged > 0 {
 		repl := make(map[int]string, res.Staged)
 		for i, f := range res.Files {
@@ -73,7 +73,7 @@ func Hook(ctx context.Context, in []byte, cfg HookConfig) []byte {
 		hso.field("updatedInput", rewrite(call.input, "files", call.elems, repl))
 		top.field("hookSpecificOutput", hso.bytes())
 	}
-	LogDecision(Decision{SessionID: call.sessionID, Result: res, Entries: len(call.elems)}, cfg.Getenv)
+	LogDecision(Decision{SessionID: call.sessionID, Result: res, Entries: len(call.elems), Names: sentNames(call, res)}, cfg.Getenv)
 	return append(top.bytes(), '\n')
 }
 
@@ -135,8 +135,14 @@ func parseHookInput(in []byte) (c hookCall, ok bool) {
 }
 
 // Message is the systemMessage of a call that staged or kept something:
-// "stage-user-files: " and the notes joined by "; ", then ".".
+// "stage-user-files: " and the notes joined by "; ", then ".". The files
+// not copied are named as given.
 func Message(res Result) string {
+	return message(res, func(f File) string { return f.Given })
+}
+
+// message is Message with the files not copied named by name.
+func message(res Result, name func(File) string) string {
 	var notes []string
 	if res.Staged > 0 {
 		notes = append(notes, fmt.Sprintf("copied %d file(s) from outside the session's working directory into .agent-harness/outbox/, so Remote Control can open them", res.Staged))
@@ -145,7 +151,7 @@ func Message(res Result) string {
 		var kept []string
 		for _, f := range res.Files {
 			if f.Status == Kept {
-				kept = append(kept, f.Given)
+				kept = append(kept, name(f))
 			}
 		}
 		notes = append(notes, "could not copy "+strings.Join(kept, ", ")+" into the working directory, so Remote Control may not open it")
@@ -164,3 +170,36 @@ func lookupEnv(f func(string) string, k string) string {
 // errNoHost is the error of every would-be-staged file when no Host could
 // be made for cwd.
 var errNoHost = errors.New("senduserfile: no host for the working directory")
+
+// scriptName is how the script names a file it could not copy: by its
+// real name (source.name) when it was over the budget or the deadline or
+// found no outbox, and otherwise, when copying failed, by the entry's
+// last component (os.path.basename(entry.rstrip("/")) or entry).
+func scriptName(f File) string {
+	if f.Source != "" && (errors.Is(f.Err, ErrBudget) || errors.Is(f.Err, ErrDeadline) || errors.Is(f.Err, errNoOutbox)) {
+		return pyBasename(f.Source)
+	}
+	if n := pyBasename(strings.TrimRight(f.Given, "/")); n != "" {
+		return n
+	}
+	return f.Given
+}
+
+// sentNames are the names the script's log row lists: the last component
+// of every string entry of files as the call leaves it (a copy's path for
+// a staged one), in order; entries that are not strings are left out.
+func sentNames(c hookCall, res Result) []string {
+	names := []string{}
+	for i, e := range c.elems {
+		if e[0] != '"' {
+			continue
+		}
+		f := res.Files[i]
+		p := f.Given
+		if f.Status == Staged || f.Status == Reused {
+			p = f.Path
+		}
+		names = append(names, pyBasename(p))
+	}
+	return names
+}

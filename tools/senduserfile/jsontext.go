@@ -7,12 +7,11 @@ import (
 	"unicode/utf8"
 )
 
-// This file reads JSON text without re-encoding what it does not change, so
-// that every key and entry of tool_input the hook leaves alone reaches
-// updatedInput byte for byte (a number stays the number it was written
-// as), and writes JSON the way Python's json.dumps does by default
-// (separators ", " and ": ", non-ASCII escaped), which is what the script
-// printed and logged.
+// This file reads JSON text and writes JSON the way Python's json.dumps
+// does by default (separators ", " and ": ", non-ASCII escaped), which is
+// what the script printed and logged: every key and entry of tool_input
+// the hook leaves alone reaches updatedInput as the script re-encoded it
+// (pyjson.go), not as it was written.
 
 // member is one member of a JSON object, as raw text.
 type member struct {
@@ -225,8 +224,10 @@ func capRunes(s string, n int) string {
 }
 
 // rewrite returns tool_input with its files member replaced by files:
-// every other member and every element not in repl as written, Python's
-// separators between them. repl maps an element's index to its new path.
+// every other member and every element not in repl as the script printed
+// them (re-encoded as Python's json.dumps(json.loads(...)) does: see
+// pyReencode), Python's separators between them. repl maps an element's
+// index to its new path.
 func rewrite(ms []member, filesKey string, elems [][]byte, repl map[int]string) []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -234,10 +235,10 @@ func rewrite(ms []member, filesKey string, elems [][]byte, repl map[int]string) 
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.Write(m.keyRaw)
+		b.Write(pyReencode(m.keyRaw))
 		b.WriteString(": ")
 		if m.key != filesKey {
-			b.Write(m.val)
+			b.Write(pyReencode(m.val))
 			continue
 		}
 		b.Write(rewriteArray(elems, repl))
@@ -257,7 +258,7 @@ func rewriteArray(elems [][]byte, repl map[int]string) []byte {
 		if p, ok := repl[j]; ok {
 			b = pyString(b, p)
 		} else {
-			b = append(b, e...)
+			b = pyValue(b, e)
 		}
 	}
 	return append(b, ']')

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agenthost/agenthost/host"
@@ -211,7 +212,7 @@ func stage(ctx context.Context, h *host.Host, herr error, cwd string, files []st
 		s.outboxDone, s.outboxErr = true, fmt.Errorf("%w: %v", errNoHost, herr)
 	}
 	res := Result{Files: make([]File, len(files))}
-	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+	if real, err := pyRealpath(cwd); err == nil {
 		s.real = real
 	} else {
 		s.realErr = err
@@ -330,7 +331,7 @@ func (s *stager) openGiven(given string) (*os.File, string, error) {
 	}
 	src, real, err := open(given)
 	if err != nil {
-		if lenient {
+		if lenient && (!errors.Is(err, errScriptRaised) || real == "" || within(real, s.real)) {
 			return nil, real, nil
 		}
 		return nil, "", err
@@ -357,20 +358,40 @@ func (s *stager) openGiven(given string) (*os.File, string, error) {
 }
 
 // openReal is the hook's opener: given is expanded as Python's expanduser,
-// joined to cwd, and its real path opened (non-blocking, so a FIFO cannot
-// hang the call); whether it is a regular file is judged on the open file.
+// joined to cwd, and its real path taken as the script takes it
+// (pyRealpath: "/tmp/shot.png/" is the file, a missing part is kept) and
+// opened (non-blocking, so a FIFO cannot hang the call); whether it is a
+// regular file is judged on the open file. What the script would have
+// left alone (a missing file, a path through a file, a link loop, a
+// socket) is an error the caller ignores; what it would have failed on
+// after finding a file (a link it cannot read, a file it may not open)
+// wraps errScriptRaised, and the file is kept.
 func (s *stager) openReal(given string) (*os.File, string, error) {
 	p := expandUser(given, s.home)
 	if !filepath.IsAbs(p) {
 		p = s.cwd + string(filepath.Separator) + p
 	}
-	real, err := filepath.EvalSymlinks(p)
+	real, err := pyRealpath(p)
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("%w: %w", errScriptRaised, err)
 	}
 	f, err := openSource(real)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) &&
+		!errors.Is(err, syscall.ELOOP) && !errors.Is(err, syscall.ENXIO) {
+		err = fmt.Errorf("%w: %w", errScriptRaised, err)
+	}
 	return f, real, err
 }
+
+// errScriptRaised marks an error the script met after it had found a
+// regular file to stage (it then names the file as not copied).
+var errScriptRaised = errors.New("senduserfile: cannot read the file")
+
+// errNoOutbox is wrapped by the error of every file kept because a
+// symbolic link stands where the outbox goes (.agent-harness, outbox or
+// its .gitignore): the script names those files by their real name, and
+// the others by the entry's last component.
+var errNoOutbox = errors.New("senduserfile: no outbox")
 
 // stage copies the regular file src, whose real path is real, into the
 // outbox (or reuses its copy) and returns the path that replaces its
@@ -464,7 +485,7 @@ func (s *stager) stageFrom(src *os.File, real string) (path string, n int64, reu
 		return "", 0, false, torn, err
 	}
 	s.left -= size
-	return filepath.Join(s.cwd, OutboxDir, digest, name), n, reused, false, nil
+	return scriptPath(s.cwd, OutboxDir, digest, name), n, reused, false, nil
 }
 
 // copyInto copies src (whose stat before the copy is before) to name in
@@ -598,6 +619,9 @@ func (s *stager) ensureOutbox() error {
 	if s.outboxErr == nil {
 		s.outboxErr = s.ensureGitignore()
 	}
+	if errors.Is(s.outboxErr, ErrSymlink) {
+		s.outboxErr = fmt.Errorf("%w: %w", errNoOutbox, s.outboxErr)
+	}
 	return s.outboxErr
 }
 
@@ -611,8 +635,11 @@ func (s *stager) ensureDir(rel string) error {
 		for {
 			fi, err := l.Dir.Lstat(l.Name)
 			if err == nil {
-				if !fi.IsDir() {
-					return fmt.Errorf("%w: %s is a %v", ErrSymlink, l.Path, fi.Mode().Type())
+				switch {
+				case fi.Mode()&fs.ModeSymlink != 0:
+					return fmt.Errorf("%w: %s", ErrSymlink, l.Path)
+				case !fi.IsDir():
+					return &fs.PathError{Op: "mkdir", Path: l.Path, Err: syscall.EEXIST}
 				}
 				return nil
 			}
@@ -643,8 +670,9 @@ func (s *stager) ensureGitignore() error {
 		}
 		fi, err := l.Dir.Lstat(l.Name)
 		if err == nil {
-			if !fi.Mode().IsRegular() {
-				return fmt.Errorf("%w: %s is a %v", ErrSymlink, l.Path, fi.Mode().Type())
+			// As in the script, whatever is there but a link will do.
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				return fmt.Errorf("%w: %s", ErrSymlink, l.Path)
 			}
 			return nil
 		}
@@ -756,4 +784,14 @@ func homeDir() string {
 	}
 	h, _ := os.UserHomeDir()
 	return h
+}
+
+// scriptPath is the path the script wrote for a copy:
+// str(Path(cwd) / ...), which keeps cwd as given but for empty and "."
+// components and a trailing slash (a ".." stays).
+func scriptPath(cwd string, parts ...string) string {
+	if filepath.Separator != '/' {
+		return filepath.Join(append([]string{cwd}, parts...)...)
+	}
+	return pyPurePath(cwd + "/" + strings.Join(parts, "/"))
 }
