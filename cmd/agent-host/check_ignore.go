@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 )
@@ -29,8 +28,7 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		return 2
 	}
 	if (len(pos) == 0) == !*fromStdin {
-		fmt.Fprintln(stderr, "usage: agent-host check-ignore [flags] PATH... | --stdin")
-		return 2
+		return usageFail(stderr, "check-ignore", "want PATH... or --stdin, one of the two")
 	}
 	h, err := hf.open()
 	if err != nil {

@@ -44,8 +44,7 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(pos) > 1 {
-		fmt.Fprintln(stderr, "usage: agent-host walk [flags] [PATH]")
-		return 2
+		return usageFail(stderr, "walk", "want at most one PATH, got %d arguments", len(pos))
 	}
 	arg := "."
 	if len(pos) == 1 {
