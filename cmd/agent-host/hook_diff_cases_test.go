@@ -122,6 +122,14 @@ var hookCases = []hookCase{
 	}, calls: func(w *hookWorld) []string {
 		return []string{payload(w.ws, []any{filepath.Join(w.out, "résumé \"final\".pdf"), filepath.Join(w.out, "😀.txt")}, `"caption": "café \u00e9 \/ </script>"`)}
 	}},
+	{name: "a real name that is not UTF-8", setup: func(w *hookWorld) {
+		w.file(filepath.Join(w.out, "caf\xe9 \xff.txt"), "latin-1 name")
+		w.link(filepath.Join(w.out, "caf\xe9 \xff.txt"), filepath.Join(w.out, "link.txt"))
+		w.file(filepath.Join(w.out, "big\xfe"), "0123456789")
+		w.link(filepath.Join(w.out, "big\xfe"), filepath.Join(w.out, "big-link"))
+	}, maxBytes: 15, calls: func(w *hookWorld) []string {
+		return []string{payload(w.ws, []any{filepath.Join(w.out, "link.txt"), filepath.Join(w.out, "big-link")})}
+	}},
 	{name: "other members re-encoded as JSON does", setup: outside("n.txt", "n"), calls: func(w *hookWorld) []string {
 		return []string{payload(w.ws, []any{filepath.Join(w.out, "n.txt")}, `"n": 1e5, "f": 1.50, "big": 123456789012345678901234567890, "neg": -0, "s": "\u00e9\ud83d\ude00"`)}
 	}},

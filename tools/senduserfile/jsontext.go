@@ -147,8 +147,22 @@ func skipString(b []byte, i int) int {
 
 // pyString appends s as Python's json.dumps writes a str with its default
 // ensure_ascii: ASCII printable characters as they are, the usual short
-// escapes, everything else as \uXXXX (surrogate pairs past the BMP).
+// escapes, everything else as \uXXXX (surrogate pairs past the BMP). A
+// byte that is not UTF-8 (a file name can hold one) is the lone surrogate
+// U+DC00+byte that Python's surrogateescape makes of it.
 func pyString(buf []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		var rs []rune
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				r = 0xdc00 + rune(s[i])
+			}
+			rs = append(rs, r)
+			i += n
+		}
+		return pyStringRunes(buf, rs)
+	}
 	const hexDigits = "0123456789abcdef"
 	u4 := func(buf []byte, r rune) []byte {
 		return append(buf, '\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15])
