@@ -280,13 +280,17 @@ func cliPath(arg string) string {
 	return arg
 }
 
-// open builds the Host the flags describe.
+// open builds the Host the flags describe; a root that starts with "~" is
+// a directory of that name, as for every path argument (see cliPath).
 func (hf *hostFlags) open() (*host.Host, error) {
-	roots := []string(hf.roots)
-	if len(roots) == 0 {
-		roots = []string{"."}
+	var roots []string
+	for _, r := range append(append([]string(nil), hf.roots...), hf.addDirs...) {
+		roots = append(roots, cliPath(r))
 	}
-	cfg := host.Config{WorkspaceRoot: roots[0], ExtraRoots: append(append([]string(nil), roots[1:]...), hf.addDirs...)}
+	if len(hf.roots) == 0 {
+		roots = append([]string{"."}, roots...)
+	}
+	cfg := host.Config{WorkspaceRoot: roots[0], ExtraRoots: roots[1:]}
 	if hf.unrestricted {
 		cfg.PathPolicy = host.Unrestricted
 	}

@@ -57,6 +57,15 @@ func TestTildeIsAFileName(t *testing.T) {
 		t.Fatalf("the home's x is gone: %v", err)
 	}
 
+	// A root or an added directory named "~d" is that directory.
+	w.file(filepath.Join(w.ws, "~d", "in.txt"), []byte("in ~d"))
+	if r := w.run("", "read", "--root", "~d", "in.txt"); r.code != 0 || r.stdout != "in ~d" {
+		t.Errorf("read --root ~d in.txt: %+v", r)
+	}
+	if r := w.run("", "read", "--root", w.out, "--add-dir=~d", filepath.Join(w.ws, "~d", "in.txt")); r.code != 0 || r.stdout != "in ~d" {
+		t.Errorf("read --add-dir=~d WS/~d/in.txt: %+v", r)
+	}
+
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
