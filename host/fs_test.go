@@ -287,7 +287,7 @@ func TestWriteErrors(t *testing.T) {
 func assertNoTemp(t *testing.T, dir string) {
 	t.Helper()
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if strings.Contains(d.Name(), ".tmp-") {
+		if strings.HasPrefix(d.Name(), host.TempPrefix) || strings.Contains(d.Name(), ".tmp-") {
 			t.Errorf("temporary file left: %s", p)
 		}
 		return nil

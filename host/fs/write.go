@@ -1,10 +1,10 @@
 package fs
 
 import (
-	"crypto/rand"
-	"encoding/hex"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	iofs "io/fs"
 	"os"
 	"syscall"
@@ -13,26 +13,69 @@ import (
 )
 
 // WriteFile creates or replaces the file path names with contents and
-// returns its stat after the write.
+// returns its stat after the write. It is WriteFrom with the zero Options.
+func (f *FS) WriteFile(cwd, path string, contents []byte) (FileStat, error) {
+	return f.WriteFrom(cwd, path, bytes.NewReader(contents), Options{})
+}
+
+// WriteFrom creates or replaces the file path names with what r holds (up
+// to io.EOF) and returns its stat after the write. It is the one atomic
+// writer of the host: WriteFile, UpdateFile and every tool's write are it.
 //
-// It is atomic: the bytes go to a new temporary file in the same directory,
-// which is synced and then renamed over the target, so a crash, a full disk
-// or a concurrent reader sees either the old file or the new one, never a
-// mix, and a failed write leaves no temporary file. An existing file keeps
-// its permission bits (not its owner, inode or hard links: it is a new
-// file). A path that is a symbolic link whose target lies inside the jail
-// replaces the target (the link stays); a link leading out, dangling or not,
-// wraps jail.ErrEscape and nothing is written anywhere.
+// Atomic: the bytes go to a new file in the target's directory (on Linux
+// an unnamed O_TMPFILE; elsewhere a file named TempPrefix...), which is
+// synced and then put in place in one step (linked in for a new file,
+// renamed over an old one), so a crash, a kill, a full disk or a reader
+// sees the old file or the new one, never a mix. An interrupted write
+// leaves nothing that lasts: an unnamed file vanishes with its writer,
+// and a named leftover is removed by the next write to the directory
+// (see TempPrefix).
+//
+// Serialised: the replace of an existing file is made under that file's
+// lock (see UpdateFile), so it never lands in the middle of an
+// UpdateFile's read-modify-write by any agenthost process; the bytes are
+// written and synced before the lock is taken.
+//
+// What is kept of a file it replaces: its permission bits (rwx for user,
+// group and others). Not kept: setuid, setgid and sticky (an agent's write
+// never leaves a privileged file), the owner and group (the new file's
+// are the writer's, as for any new file, the group following a setgid
+// directory), extended attributes and ACLs (a default ACL of the
+// directory applies, as to any new file), the inode and so other hard
+// links (they keep the old contents). A path that is a symbolic link
+// whose target lies inside the jail replaces the target (the link stays);
+// a link leading out, dangling or not, wraps jail.ErrEscape and nothing
+// is written anywhere. See Options for NoFollow, Exclusive, Perm and
+// Verify.
 //
 // Errors: a missing parent directory wraps fs.ErrNotExist (no directory is
-// created); a directory, FIFO, socket or device at path wraps ErrNotRegular.
-func (f *FS) WriteFile(cwd, path string, contents []byte) (FileStat, error) {
+// created); a directory, FIFO, socket or device at path wraps
+// ErrNotRegular; r's error is returned wrapped; ErrLocked when another
+// writer held the file too long. When the path turns out to be a link
+// after r was read, a seekable r is read again from where it started, and
+// any other fails with ErrChanged. Nothing is written in any error case.
+func (f *FS) WriteFrom(cwd, path string, r io.Reader, opts Options) (FileStat, error) {
 	var st FileStat
-	err := f.j.Do(cwd, path, true, func(l *jail.Location) error {
+	var verr error // Verify's, returned as is
+	start, rerr := int64(-1), error(nil)
+	if s, ok := r.(io.Seeker); ok {
+		start, rerr = s.Seek(0, io.SeekCurrent)
+		if rerr != nil {
+			start = -1
+		}
+	}
+	if v := opts.Verify; v != nil {
+		opts.Verify = func(n int64) error {
+			verr = v(n)
+			return verr
+		}
+	}
+	tries := 0
+	err := f.locate(cwd, path, opts.NoFollow, func(l *jail.Location) error {
 		if l.Name == "." || l.Slash {
 			return isDirErr(path)
 		}
-		mode := os.FileMode(0o666) // before the umask, as for a new file
+		mode := opts.perm() // before the umask, as for a new file
 		existing := false
 		fi, err := l.Dir.Lstat(l.Name)
 		switch {
@@ -42,72 +85,123 @@ func (f *FS) WriteFile(cwd, path string, contents []byte) (FileStat, error) {
 			return isDirErr(path)
 		case err == nil && !fi.Mode().IsRegular():
 			return &iofs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
+		case err == nil && opts.Exclusive:
+			return &iofs.PathError{Op: "create", Path: path, Err: iofs.ErrExist}
 		case err == nil:
 			mode, existing = fi.Mode().Perm(), true
 		case !errors.Is(err, iofs.ErrNotExist):
 			return err
 		}
-		s, err := writeAtomic(l, contents, mode, existing)
+		if tries++; tries > 1 {
+			if start < 0 {
+				return &iofs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%w: it became a link while it was written", ErrChanged)}
+			}
+			if _, err := r.(io.Seeker).Seek(start, io.SeekStart); err != nil {
+				return err
+			}
+		}
+		s, err := writeAtomic(l, path, r, mode, existing, opts)
 		st = s
 		return err
 	})
+	if verr != nil {
+		return FileStat{}, verr
+	}
 	if err != nil {
 		return FileStat{}, pathErr("write", path, err)
 	}
 	return st, nil
 }
 
-func writeAtomic(l *jail.Location, contents []byte, mode os.FileMode, keepMode bool) (FileStat, error) {
-	return writeAtomicChecked(l, contents, mode, keepMode, nil)
-}
-
-// writeAtomicChecked is writeAtomic with a check run just before the
-// rename; its error leaves the target alone.
-func writeAtomicChecked(l *jail.Location, contents []byte, mode os.FileMode, keepMode bool, check func() error) (FileStat, error) {
-	var rnd [6]byte
-	rand.Read(rnd[:])
-	tmp := "." + l.Name + ".tmp-" + hex.EncodeToString(rnd[:])
-	if len(tmp) > 255 {
-		tmp = ".agenthost.tmp-" + hex.EncodeToString(rnd[:])
-	}
-	file, err := l.Dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+// writeAtomic writes r to a new temporary file in l's directory and puts
+// it at l.Name: linked in when nothing is there (or Exclusive), renamed
+// over the existing file under its lock otherwise. keepMode sets mode
+// exactly (the umask applied at creation) for a file that replaces one.
+func writeAtomic(l *jail.Location, path string, r io.Reader, mode os.FileMode, keepMode bool, opts Options) (FileStat, error) {
+	tmp, fi, err := writeTemp(l.Dir, r, mode, keepMode, opts.Verify)
 	if err != nil {
 		return FileStat{}, err
+	}
+	defer tmp.discard()
+	existing := keepMode
+	for try := 0; ; try++ {
+		if !existing || opts.Exclusive {
+			err := tmp.linkNew(l.Name)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, iofs.ErrExist) || opts.Exclusive || try > maxLockTries {
+				return FileStat{}, err
+			}
+			existing = true // made by someone else meanwhile: replace it
+			continue
+		}
+		lf, err := lockTarget(l.Dir, l.Name, path)
+		switch {
+		case errors.Is(err, iofs.ErrNotExist):
+			existing = false // removed meanwhile: link the new file in
+			continue
+		case errors.Is(err, iofs.ErrPermission):
+			// Unreadable, so it cannot be locked; nor can any UpdateFile
+			// have read it. Replace it as it is.
+			if err := tmp.replace(l.Name); err != nil {
+				return FileStat{}, err
+			}
+		case err != nil:
+			return FileStat{}, err // a link now (ELOOP: Do follows it), ...
+		default:
+			err = tmp.replace(l.Name)
+			tmp.discard() // drop the new file's lock before the old one's
+			lf.unlock()
+			if err != nil {
+				return FileStat{}, err
+			}
+		}
+		break
+	}
+	tmp.discard()
+	sweepTemps(l.Dir)
+	return statOf(l.Path, fi), nil
+}
+
+// writeTemp makes a temporary file in d and writes r to it: mode set
+// exactly when keepMode (only the permission bits: setuid, setgid and
+// sticky are never given), synced, then verify called. The file's stat
+// comes from its descriptor. On error nothing is left.
+func writeTemp(d *jail.Dir, r io.Reader, mode os.FileMode, keepMode bool, verify func(int64) error) (*tempFile, iofs.FileInfo, error) {
+	mode = mode.Perm()
+	tmp, err := newTemp(d, mode)
+	if err != nil {
+		return nil, nil, err
 	}
 	ok := false
 	defer func() {
 		if !ok {
-			file.Close()
-			l.Dir.Unlink(tmp)
+			tmp.discard()
 		}
 	}()
-	if _, err := file.Write(contents); err != nil {
-		return FileStat{}, err
+	// Between two *os.File (a copy), io.Copy is copy_file_range on Linux.
+	n, err := io.Copy(tmp.f, r)
+	if err != nil {
+		return nil, nil, err
 	}
 	if keepMode {
-		// The umask applied at creation: restore the old bits exactly.
-		if err := file.Chmod(mode); err != nil {
-			return FileStat{}, err
+		if err := tmp.f.Chmod(mode); err != nil {
+			return nil, nil, err
 		}
 	}
-	if err := file.Sync(); err != nil {
-		return FileStat{}, err
+	if err := tmp.f.Sync(); err != nil {
+		return nil, nil, err
 	}
-	fi, err := file.Stat()
+	fi, err := tmp.f.Stat()
 	if err != nil {
-		return FileStat{}, err
+		return nil, nil, err
 	}
-	if err := file.Close(); err != nil {
-		return FileStat{}, err
-	}
-	if check != nil {
-		if err := check(); err != nil {
-			return FileStat{}, err
+	if verify != nil {
+		if err := verify(n); err != nil {
+			return nil, nil, err
 		}
-	}
-	if err := l.Dir.Rename(tmp, l.Name); err != nil {
-		return FileStat{}, err
 	}
 	ok = true
-	return statOf(l.Path, fi), nil
+	return tmp, fi, nil
 }
