@@ -19,8 +19,11 @@ import (
 // while the lock is held, and only if the name still names that file.
 // Where flock does not work, a file is removed when its change time is
 // older than StaleTempAge. Everything is done through d's descriptor and
-// without following a link; failures are ignored (it is housekeeping,
-// run after a write succeeded).
+// without following a link; failures are ignored (it is housekeeping).
+// Every write runs it before it makes its own temporary file, so a
+// directory written to by one writer at a time holds at most one
+// leftover (the last interrupted write's) at any moment, and none after
+// a write completes.
 //
 // It costs one readdir of d per write: a few microseconds for a source
 // directory, about a millisecond for one of ten thousand entries.

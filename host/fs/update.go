@@ -50,17 +50,13 @@ func (f *FS) UpdateFile(cwd, path string, fn func(FileRead) ([]byte, error)) (Fi
 		if l.Name == "." || l.Slash {
 			return isDirErr(path)
 		}
+		sweepTemps(l.Dir) // before the lock: it is not the update's business
 		lf, err := lockTarget(l.Dir, l.Name, path)
 		if err != nil {
 			return err // ELOOP for a final link: Do follows it
 		}
-		s, err := f.update(l, path, lf, fn, &fnErr)
-		if err != nil {
-			return err
-		}
-		st = s
-		sweepTemps(l.Dir)
-		return nil
+		st, err = f.update(l, path, lf, fn, &fnErr)
+		return err
 	})
 	if fnErr != nil {
 		return FileStat{}, fnErr

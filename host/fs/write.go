@@ -113,11 +113,13 @@ func (f *FS) WriteFrom(cwd, path string, r io.Reader, opts Options) (FileStat, e
 	return st, nil
 }
 
-// writeAtomic writes r to a new temporary file in l's directory and puts
-// it at l.Name: linked in when nothing is there (or Exclusive), renamed
+// writeAtomic removes the leftovers of interrupted writes from l's
+// directory (sweepTemps: so at most the last interrupted write's is ever
+// there), writes r to a new temporary file in it and puts it at l.Name: linked in when nothing is there (or Exclusive), renamed
 // over the existing file under its lock otherwise. keepMode sets mode
 // exactly (the umask applied at creation) for a file that replaces one.
 func writeAtomic(l *jail.Location, path string, r io.Reader, mode os.FileMode, keepMode bool, opts Options) (FileStat, error) {
+	sweepTemps(l.Dir)
 	tmp, fi, err := writeTemp(l.Dir, r, mode, keepMode, opts.Verify)
 	if err != nil {
 		return FileStat{}, err
@@ -160,7 +162,6 @@ func writeAtomic(l *jail.Location, path string, r io.Reader, mode os.FileMode, k
 		break
 	}
 	tmp.discard()
-	sweepTemps(l.Dir)
 	return statOf(l.Path, fi), nil
 }
 
