@@ -14,6 +14,12 @@ import (
 // gives the caller an error instead of a hang.
 const LockTimeout = 30 * time.Second
 
+// maxLockTries bounds how often lockTarget starts again because the name
+// was given another file between its open and its lock. Each retry means
+// another writer completed a replace, so this is only reached under a
+// storm of writers; the caller then gets ErrChanged.
+const maxLockTries = 1000
+
 // ErrLocked is wrapped by a write's error when another writer held the
 // file's lock for longer than LockTimeout; nothing was written.
 var ErrLocked = errors.New("file is locked by another writer")

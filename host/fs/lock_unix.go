@@ -27,12 +27,6 @@ func keyOf(fi iofs.FileInfo) fileKey {
 	return fileKey{}
 }
 
-// maxLockTries bounds how often lockTarget starts again because the name
-// was given another file between its open and its lock. Each retry means
-// another writer completed a replace, so this is only reached under a
-// storm of writers; the caller then gets ErrChanged.
-const maxLockTries = 1000
-
 // lockedFile is a target held for a replace: f is open on it (read-only,
 // non-blocking), fi its stat taken after the lock, and the name still
 // named this file when the lock was taken.

@@ -3,6 +3,7 @@
 package fs
 
 import (
+	"errors"
 	iofs "io/fs"
 	"os"
 	"time"
@@ -97,4 +98,22 @@ func (t *tempFile) discard() {
 
 // sweepTemps on Windows removes nothing yet: it cannot tell a live
 // writer's file from a leftover without a lock.
-func sweepTemps(*jail.Dir) { _ = StaleTempAge; _ = time.Now }
+func sweepTemps(*jail.Dir) {}
+
+func touchAt(d *jail.Dir, name string, t time.Time) error { return errors.ErrUnsupported }
+
+func removeTreeAt(d *jail.Dir, name string) error { return errors.ErrUnsupported }
+
+func readDirAt(d *os.File, canon string) ([]FileStat, error) {
+	ents, err := d.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	var out []FileStat
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil {
+			out = append(out, statOf(canon+`\`+e.Name(), fi))
+		}
+	}
+	return out, nil
+}
