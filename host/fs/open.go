@@ -5,6 +5,7 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -137,6 +138,12 @@ func (f *FS) MakeDir(cwd, path string, opts Options) (created bool, canon string
 func (f *FS) ReadDir(cwd, path string, opts Options) ([]FileStat, error) {
 	var out []FileStat
 	err := f.locate(cwd, path, opts.NoFollow, func(l *jail.Location) error {
+		if l.Name != "." {
+			// O_NOFOLLOW|O_DIRECTORY says ENOTDIR for a link: look first.
+			if fi, err := l.Dir.Lstat(l.Name); err == nil && fi.Mode()&iofs.ModeSymlink != 0 {
+				return &os.PathError{Op: "readdir", Path: path, Err: syscall.ELOOP} // follow it
+			}
+		}
 		d, err := l.Dir.OpenFile(l.Name, os.O_RDONLY|jail.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return err // ELOOP for a final link: followed, or ErrSymlink
@@ -186,18 +193,28 @@ const RemoveTreeMaxDepth = 128
 // link: a link anywhere in the tree is removed, not its target, so it
 // never leaves the tree and so never the jail. The final component is
 // taken as it is (a link at path is removed itself); with NoFollow a link
-// on the way to it is refused. A missing path is not an error. A root, or
-// ".", cannot be removed; a tree deeper than RemoveTreeMaxDepth is left
+// on the way to it, or at it, is refused. A missing path (in an existing directory)
+// is not an error. A root, a directory holding one, and "." cannot be
+// removed; a tree deeper than RemoveTreeMaxDepth is left
 // (partly removed) with an error.
 func (f *FS) RemoveTree(cwd, path string, opts Options) (string, error) {
 	var canon string
-	err := f.locate(cwd, path, opts.NoFollow, func(l *jail.Location) error {
+	do := f.locate
+	if !opts.NoFollow {
+		do = func(cwd, path string, _ bool, op func(*jail.Location) error) error {
+			return f.j.Do(cwd, path, false, op) // a final link is removed itself
+		}
+	}
+	err := do(cwd, path, opts.NoFollow, func(l *jail.Location) error {
 		if l.Name == "." {
 			return &os.PathError{Op: "remove", Path: path, Err: errors.New("a root or \".\" cannot be removed")}
 		}
+		// A root nested in another one is reached as an ordinary name;
+		// removing it (or a directory holding it) would leave the jail a
+		// root whose path leads nowhere. (Compared as Rename does.)
 		for _, r := range f.j.Roots() {
-			if r == l.Path {
-				return &os.PathError{Op: "remove", Path: path, Err: errors.New("a root cannot be removed")}
+			if r == l.Path || strings.HasPrefix(r, l.Path+"/") {
+				return &os.PathError{Op: "remove", Path: path, Err: fmt.Errorf("%s is, or holds, the root %s, which cannot be removed", l.Path, r)}
 			}
 		}
 		canon = l.Path
