@@ -23,8 +23,9 @@ import (
 // zero value is ReadFile's and WriteFile's behaviour. See hostfs.Options:
 // NoFollow (a symbolic link anywhere on the way is refused with
 // ErrSymlink), Exclusive (a write fails with fs.ErrExist when anything is
-// at the path), Perm (a new file's mode before the umask, 0 meaning 0666)
-// and Verify (a last check of a write before its file is put in place).
+// at the path), Perm (a new file's mode before the umask, 0 meaning 0666),
+// ReplacePerm (Perm for a file that replaces another too) and Verify (a
+// last check of a write before its file is put in place).
 type Options = hostfs.Options
 
 // TempPrefix starts the name of every temporary file the host's writer

@@ -186,6 +186,21 @@ func TestWriteFromExclusivePermVerify(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != "one" {
 		t.Fatalf("exclusive create replaced the file: %q", b)
 	}
+	// Perm is for new files; an existing one keeps its bits unless
+	// ReplacePerm.
+	os.Chmod(filepath.Join(dir, "f"), 0o644)
+	if _, err := h.WriteFrom(bg, "", "f", strings.NewReader("kept mode"), host.Options{Perm: 0o600}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "f")); fi.Mode().Perm() != 0o644 {
+		t.Fatalf("a rewrite gave mode %v, want the old 0644", fi.Mode())
+	}
+	if _, err := h.WriteFrom(bg, "", "f", strings.NewReader("new mode"), host.Options{Perm: 0o600, ReplacePerm: true}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "f")); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("ReplacePerm gave mode %v, want 0600", fi.Mode())
+	}
 	boom := errors.New("boom")
 	var seen int64
 	_, err := h.WriteFrom(bg, "", "g", strings.NewReader("12345"), host.Options{Verify: func(n int64) error { seen = n; return boom }})

@@ -34,8 +34,13 @@ type Options struct {
 	// (linked in, never renamed over), or not at all.
 	Exclusive bool
 	// Perm is the permission of a file a write creates, before the umask;
-	// 0 means 0o666. An existing file keeps its own permission bits.
+	// 0 means 0o666. An existing file keeps its own permission bits,
+	// unless ReplacePerm.
 	Perm iofs.FileMode
+	// ReplacePerm gives a file that replaces another Perm (before the
+	// umask), as a new file, instead of the old one's permission bits
+	// (what a copy made with mkstemp and renamed over its target gets).
+	ReplacePerm bool
 	// Verify, when set, is called by a write after the contents are
 	// written and synced, before the file is put in place, with the number
 	// of bytes written. Its error is returned as is and nothing is left

@@ -87,6 +87,8 @@ func (f *FS) WriteFrom(cwd, path string, r io.Reader, opts Options) (FileStat, e
 			return &iofs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
 		case err == nil && opts.Exclusive:
 			return &iofs.PathError{Op: "create", Path: path, Err: iofs.ErrExist}
+		case err == nil && opts.ReplacePerm:
+			existing = true
 		case err == nil:
 			mode, existing = fi.Mode().Perm(), true
 		case !errors.Is(err, iofs.ErrNotExist):
@@ -100,7 +102,7 @@ func (f *FS) WriteFrom(cwd, path string, r io.Reader, opts Options) (FileStat, e
 				return err
 			}
 		}
-		s, err := writeAtomic(l, path, r, mode, existing, opts)
+		s, err := writeAtomic(l, path, r, mode, existing && !opts.ReplacePerm, existing, opts)
 		st = s
 		return err
 	})
@@ -116,16 +118,16 @@ func (f *FS) WriteFrom(cwd, path string, r io.Reader, opts Options) (FileStat, e
 // writeAtomic removes the leftovers of interrupted writes from l's
 // directory (sweepTemps: so at most the last interrupted write's is ever
 // there), writes r to a new temporary file in it and puts it at l.Name: linked in when nothing is there (or Exclusive), renamed
-// over the existing file under its lock otherwise. keepMode sets mode
+// over the existing file (existing: one was there when it looked) under
+// its lock otherwise. keepMode sets mode
 // exactly (the umask applied at creation) for a file that replaces one.
-func writeAtomic(l *jail.Location, path string, r io.Reader, mode os.FileMode, keepMode bool, opts Options) (FileStat, error) {
+func writeAtomic(l *jail.Location, path string, r io.Reader, mode os.FileMode, keepMode, existing bool, opts Options) (FileStat, error) {
 	sweepTemps(l.Dir)
 	tmp, fi, err := writeTemp(l.Dir, r, mode, keepMode, opts.Verify)
 	if err != nil {
 		return FileStat{}, err
 	}
 	defer tmp.discard()
-	existing := keepMode
 	for try := 0; ; try++ {
 		if !existing || opts.Exclusive {
 			err := tmp.linkNew(l.Name)
