@@ -51,9 +51,9 @@ func Hook(ctx context.Context, in []byte, cfg HookConfig) []byte {
 	var res Result
 	h, err := host.New(host.Config{WorkspaceRoot: call.cwd, Home: cfg.Options.Home})
 	if err != nil {
-		res = stage(ctx, nil, err, call.cwd, call.paths, cfg.Options)
+		res = withoutHost(ctx, call.cwd, call.paths, cfg.Options, err)
 	} else {
-		res = stage(ctx, h, nil, call.cwd, call.paths, cfg.Options)
+		res = Stage(ctx, h, call.cwd, call.paths, cfg.Options)
 		h.Close()
 	}
 	if res.Staged == 0 && res.Kept == 0 {
@@ -170,6 +170,27 @@ func lookupEnv(f func(string) string, k string) string {
 // errNoHost is the error of every would-be-staged file when no Host could
 // be made for cwd.
 var errNoHost = errors.New("senduserfile: no host for the working directory")
+
+// withoutHost is the hook's Result when no Host could be made for cwd
+// (herr): nothing can be staged, so each entry the script would have
+// staged is kept with errNoHost, and every other one is left alone, as
+// the script leaves it.
+func withoutHost(ctx context.Context, cwd string, files []string, opts Options, herr error) Result {
+	s := newStager(ctx, nil, cwd, opts)
+	res := Result{Files: make([]File, len(files))}
+	for i, entry := range files {
+		f := &res.Files[i]
+		f.Given = entry
+		if src := s.source(f); src != nil {
+			src.Close()
+			f.Status, f.Err = Kept, fmt.Errorf("%w: %v", errNoHost, herr)
+		}
+		if f.Status == Kept {
+			res.Kept++
+		}
+	}
+	return res
+}
 
 // scriptName is how the script names a file it could not copy: by its
 // real name (source.name) when it was over the budget or the deadline or

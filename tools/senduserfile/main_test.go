@@ -204,7 +204,7 @@ func (e *env) noOutbox() {
 func noTemp(t *testing.T, dir string) {
 	t.Helper()
 	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && strings.HasSuffix(p, ".part") {
+		if err == nil && (strings.HasSuffix(p, ".part") || strings.Contains(p, ".agenthost-tmp-")) {
 			t.Errorf("temporary file left: %s", p)
 		}
 		return nil

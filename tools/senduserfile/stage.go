@@ -2,7 +2,6 @@ package senduserfile
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host"
-	"github.com/agenthost/agenthost/host/jail"
 )
 
 const (
@@ -42,9 +40,6 @@ const (
 	// copyTries is how many times a source that changes while it is copied
 	// is copied before it is kept.
 	copyTries = 3
-	// maxPruneDepth bounds the removal of a digest folder; copies are files
-	// directly in it, so anything deeper was not made by us.
-	maxPruneDepth = 16
 )
 
 var (
@@ -184,39 +179,13 @@ type Result struct {
 //
 // Stage never fails as a whole: the fate of each entry, with the error of
 // each kept file (wrapping ErrSymlink, ErrBudget, ErrDeadline, ErrChanged,
-// jail.ErrEscape or the operating system's error; with Options.OpenSource,
+// host.ErrEscape or the operating system's error; with Options.OpenSource,
 // also host.ErrNotRegular or the opener's own error), is in the Result.
 // After a call that staged something, digest folders untouched for
 // PruneAfter are removed.
 func Stage(ctx context.Context, h *host.Host, cwd string, files []string, opts Options) Result {
-	return stage(ctx, h, nil, cwd, files, opts)
-}
-
-// stage is Stage; with a nil h, every file that would be staged is kept
-// with herr.
-func stage(ctx context.Context, h *host.Host, herr error, cwd string, files []string, opts Options) Result {
-	s := &stager{
-		ctx:   ctx,
-		cwd:   cwd,
-		opts:  opts,
-		start: time.Now(),
-		left:  opts.maxBytes(),
-		home:  opts.Home,
-	}
-	if s.home == "" {
-		s.home = homeDir()
-	}
-	if h != nil {
-		s.j = h.Jail()
-	} else {
-		s.outboxDone, s.outboxErr = true, fmt.Errorf("%w: %v", errNoHost, herr)
-	}
+	s := newStager(ctx, h, cwd, opts)
 	res := Result{Files: make([]File, len(files))}
-	if real, err := pyRealpath(cwd); err == nil {
-		s.real = real
-	} else {
-		s.realErr = err
-	}
 	for i, entry := range files {
 		f := &res.Files[i]
 		f.Given = entry
@@ -236,10 +205,34 @@ func stage(ctx context.Context, h *host.Host, herr error, cwd string, files []st
 	return res
 }
 
+// newStager is the state of a call on cwd. Every write it makes goes
+// through h. (withoutHost, in hook.go, makes one with a nil h only to
+// call source: it stages nothing.)
+func newStager(ctx context.Context, h *host.Host, cwd string, opts Options) *stager {
+	s := &stager{
+		ctx:   ctx,
+		h:     h,
+		cwd:   cwd,
+		opts:  opts,
+		start: time.Now(),
+		left:  opts.maxBytes(),
+		home:  opts.Home,
+	}
+	if s.home == "" {
+		s.home = homeDir()
+	}
+	if real, err := pyRealpath(cwd); err == nil {
+		s.real = real
+	} else {
+		s.realErr = err
+	}
+	return s
+}
+
 // stager is the state of one Stage call.
 type stager struct {
 	ctx     context.Context
-	j       *jail.Jail
+	h       *host.Host
 	cwd     string // as given
 	real    string // its real path
 	realErr error
@@ -255,43 +248,52 @@ type stager struct {
 
 // one decides the fate of one entry and stages it when it must be.
 func (s *stager) one(f *File) {
-	if strings.TrimSpace(f.Given) == "" {
-		return
-	}
-	keep := func(err error) {
-		f.Status, f.Err = Kept, err
-	}
-	if strings.IndexByte(f.Given, 0) >= 0 {
-		keep(fmt.Errorf("%w: %q contains a NUL byte", jail.ErrInvalidPath, f.Given))
-		return
-	}
-	if s.realErr != nil {
-		keep(s.realErr)
-		return
-	}
-	src, real, err := s.openGiven(f.Given)
-	f.Source = real
-	if err != nil {
-		keep(err)
-		return
-	}
+	src := s.source(f)
 	if src == nil {
-		return // left alone: already served, or (for the hook) not a file to stage
+		return // left alone, or kept
 	}
 	if err := s.late(); err != nil {
 		src.Close()
-		keep(err)
+		f.Status, f.Err = Kept, err
 		return
 	}
 	path, n, reused, err := s.stage(src, f.Source)
 	if err != nil {
-		keep(err)
+		f.Status, f.Err = Kept, err
 		return
 	}
 	f.Path, f.Bytes, f.Status = path, n, Staged
 	if reused {
 		f.Status = Reused
 	}
+}
+
+// source decides whether the entry of f is a file to stage, and returns
+// it open if so. Otherwise it returns nil, with f left alone (a blank
+// entry, one inside cwd, or for the hook one that is not a file to stage)
+// or kept with its error.
+func (s *stager) source(f *File) *os.File {
+	if strings.TrimSpace(f.Given) == "" {
+		return nil
+	}
+	keep := func(err error) {
+		f.Status, f.Err = Kept, err
+	}
+	if strings.IndexByte(f.Given, 0) >= 0 {
+		keep(fmt.Errorf("%w: %q contains a NUL byte", host.ErrInvalidPath, f.Given))
+		return nil
+	}
+	if s.realErr != nil {
+		keep(s.realErr)
+		return nil
+	}
+	src, real, err := s.openGiven(f.Given)
+	f.Source = real
+	if err != nil {
+		keep(err)
+		return nil
+	}
+	return src
 }
 
 // late returns an error wrapping ErrDeadline when the call's context is
@@ -434,6 +436,23 @@ func (s *stager) again(src *os.File, real string) (*os.File, error) {
 	return openSource(real)
 }
 
+// noFollow is how every outbox path is reached: a symbolic link anywhere
+// on the way from cwd (.agent-harness, outbox, .gitignore, a digest
+// folder, a copy) is refused, never followed.
+var noFollow = host.Options{NoFollow: true}
+
+// errTorn is Verify's verdict on a copy whose source changed meanwhile.
+var errTorn = errors.New("senduserfile: source changed during the copy")
+
+// symlinkErr makes the error of an outbox operation that met a link
+// (host.ErrSymlink: NoFollow refused it) wrap ErrSymlink too.
+func symlinkErr(err error) error {
+	if err == nil || errors.Is(err, ErrSymlink) || !errors.Is(err, host.ErrSymlink) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrSymlink, err)
+}
+
 // stageFrom is one attempt of stage with the source open.
 func (s *stager) stageFrom(src *os.File, real string) (path string, n int64, reused, torn bool, err error) {
 	before, err := src.Stat()
@@ -457,81 +476,48 @@ func (s *stager) stageFrom(src *os.File, real string) (path string, n int64, reu
 	}
 	name := filepath.Base(real)
 	rel := dirRel + "/" + name
-	err = s.j.Do(s.real, rel, false, func(l *jail.Location) error {
-		if err := s.check(l, rel); err != nil {
-			return err
+	st, err := s.h.StatWith(s.ctx, s.real, rel, noFollow)
+	switch {
+	case err == nil && st.Mode.IsRegular() && st.Size == size:
+		if err := s.h.Touch(s.ctx, s.real, dirRel, time.Now(), noFollow); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+			return "", 0, false, false, symlinkErr(err)
 		}
-		fi, err := l.Dir.Lstat(name)
-		switch {
-		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-			return fmt.Errorf("%w: %s", ErrSymlink, l.Path)
-		case err == nil && fi.Mode().IsRegular() && fi.Size() == size:
-			reused = true
-			if err := touchDir(l.Dir, filepath.Dir(l.Path)); err != nil {
-				return err
-			}
-			s.wrote(filepath.Dir(l.Path))
-			return nil
-		case err != nil && !errors.Is(err, fs.ErrNotExist):
-			return err
-		}
-		n, torn, err = copyInto(l.Dir, name, src, before)
-		if err == nil && !torn {
-			s.wrote(l.Path)
-		}
-		return err
-	})
-	if err != nil || torn {
-		return "", 0, false, torn, err
+		s.wrote(s.canon(dirRel))
+		s.left -= size
+		return scriptPath(s.cwd, OutboxDir, digest, name), 0, true, false, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return "", 0, false, false, symlinkErr(err)
 	}
+	// The copy goes through the host's one atomic writer; Verify, run
+	// once the bytes are written and synced, refuses a torn copy, which
+	// then leaves nothing behind. The limit stops a file that grows
+	// without end; one byte past the size is enough to see that it grew.
+	opts := noFollow
+	opts.Perm, opts.ReplacePerm = 0o600, true // the script's mkstemp, renamed over the target
+	opts.Verify = func(written int64) error {
+		n = written
+		if afterCopy != nil {
+			afterCopy()
+		}
+		after, err := src.Stat()
+		if err != nil {
+			return err
+		}
+		if written != size || !sameVersion(before, after) {
+			return errTorn
+		}
+		return nil
+	}
+	_, err = s.h.WriteFrom(s.ctx, s.real, rel, &io.LimitedReader{R: src, N: size + 1}, opts)
+	if errors.Is(err, errTorn) {
+		return "", n, false, true, nil
+	}
+	if err != nil {
+		return "", 0, false, false, symlinkErr(err)
+	}
+	s.wrote(s.canon(rel))
 	s.left -= size
-	return scriptPath(s.cwd, OutboxDir, digest, name), n, reused, false, nil
-}
-
-// copyInto copies src (whose stat before the copy is before) to name in
-// dir through a temporary file renamed over it. torn is true, and nothing
-// is left behind, when src changed during the copy.
-func copyInto(dir *jail.Dir, name string, src *os.File, before fs.FileInfo) (n int64, torn bool, err error) {
-	tmp := tempName(name)
-	out, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return 0, false, err
-	}
-	done := false
-	defer func() {
-		if !done {
-			out.Close()
-			dir.Unlink(tmp)
-		}
-	}()
-	// Between two *os.File, io.Copy is copy_file_range on Linux. The
-	// limit stops a file that grows without end; one byte past the size
-	// is enough to see that it grew.
-	n, err = io.Copy(out, &io.LimitedReader{R: src, N: before.Size() + 1})
-	if err != nil {
-		return n, false, err
-	}
-	if afterCopy != nil {
-		afterCopy()
-	}
-	after, err := src.Stat()
-	if err != nil {
-		return n, false, err
-	}
-	if n != before.Size() || !sameVersion(before, after) {
-		return n, true, nil
-	}
-	if err := out.Close(); err != nil {
-		done = true
-		dir.Unlink(tmp)
-		return n, false, err
-	}
-	done = true
-	if err := dir.Rename(tmp, name); err != nil {
-		dir.Unlink(tmp)
-		return n, false, err
-	}
-	return n, false, nil
+	return scriptPath(s.cwd, OutboxDir, digest, name), n, false, false, nil
 }
 
 // afterCopy, when set (by tests), runs between the copy and the second
@@ -577,33 +563,17 @@ func isDigestName(name string) bool {
 	return true
 }
 
-// tempName is a fresh ".<name>.<random>.part" for a copy of name (shorter
-// when that would pass the 255-byte limit of a name).
-func tempName(name string) string {
-	var rnd [6]byte
-	rand.Read(rnd[:])
-	t := "." + name + "." + hex.EncodeToString(rnd[:]) + ".part"
-	if len(t) > 255 {
-		t = "." + hex.EncodeToString(rnd[:]) + ".part"
+// canon is the canonical path of rel, an outbox path reached with
+// noFollow: no link on the way, so it is cwd's real path joined to it.
+func (s *stager) canon(rel string) string {
+	if s.real == "/" {
+		return "/" + rel
 	}
-	return t
+	return s.real + "/" + rel
 }
 
 // wrote records a canonical path the call changed.
 func (s *stager) wrote(p string) { s.written = append(s.written, p) }
-
-// check makes sure the walk to rel went through no symbolic link: the
-// canonical path the jail found must be the lexical one.
-func (s *stager) check(l *jail.Location, rel string) error {
-	want := s.real + "/" + rel
-	if s.real == "/" {
-		want = "/" + rel
-	}
-	if l.Name == "." || filepath.ToSlash(l.Path) != filepath.ToSlash(want) {
-		return fmt.Errorf("%w: %s leads to %s", ErrSymlink, want, l.Path)
-	}
-	return nil
-}
 
 // ensureOutbox makes .agent-harness, its outbox and the outbox's
 // .gitignore, once per call.
@@ -626,124 +596,73 @@ func (s *stager) ensureOutbox() error {
 }
 
 // ensureDir makes the directory rel (its parent must exist), or checks
-// that what is there is a directory and not a link.
+// that what is there is a directory reached without a link.
 func (s *stager) ensureDir(rel string) error {
-	return s.j.Do(s.real, rel, false, func(l *jail.Location) error {
-		if err := s.check(l, rel); err != nil {
-			return err
-		}
-		for {
-			fi, err := l.Dir.Lstat(l.Name)
-			if err == nil {
-				switch {
-				case fi.Mode()&fs.ModeSymlink != 0:
-					return fmt.Errorf("%w: %s", ErrSymlink, l.Path)
-				case !fi.IsDir():
-					return &fs.PathError{Op: "mkdir", Path: l.Path, Err: syscall.EEXIST}
-				}
-				return nil
-			}
-			if !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			if err := l.Dir.Mkdir(l.Name, 0o777); err == nil {
-				s.wrote(l.Path)
-				return nil
-			} else if !errors.Is(err, fs.ErrExist) {
-				return err
-			}
-			// Made by someone else just now: look at what it is.
-		}
-	})
+	created, err := s.h.MakeDir(s.ctx, s.real, rel, noFollow)
+	if err != nil {
+		return symlinkErr(err)
+	}
+	if created {
+		s.wrote(s.canon(rel))
+	}
+	return nil
 }
 
 // gitignore is what the outbox's .gitignore holds: everything in the
 // outbox, the file itself included, is ignored.
 const gitignore = "*\n"
 
-// ensureGitignore writes the outbox's .gitignore when it is missing.
+// ensureGitignore writes the outbox's .gitignore when nothing is there (an
+// exclusive create: whatever is already there, from another call or the
+// user, is kept, as the script keeps it); a link there is refused.
 func (s *stager) ensureGitignore() error {
 	rel := OutboxDir + "/.gitignore"
-	return s.j.Do(s.real, rel, false, func(l *jail.Location) error {
-		if err := s.check(l, rel); err != nil {
-			return err
-		}
-		fi, err := l.Dir.Lstat(l.Name)
+	for {
+		_, err := s.h.StatWith(s.ctx, s.real, rel, noFollow)
 		if err == nil {
-			// As in the script, whatever is there but a link will do.
-			if fi.Mode()&fs.ModeSymlink != 0 {
-				return fmt.Errorf("%w: %s", ErrSymlink, l.Path)
-			}
-			return nil
+			return nil // there already (whatever it is, as for the script's exists())
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return err
+			return symlinkErr(err)
 		}
-		tmp := tempName(l.Name)
-		f, err := l.Dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if err != nil {
-			return err
-		}
-		_, err = f.WriteString(gitignore)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = l.Dir.Rename(tmp, l.Name)
+		opts := noFollow
+		opts.Exclusive = true
+		_, err = s.h.WriteFrom(s.ctx, s.real, rel, strings.NewReader(gitignore), opts)
+		if errors.Is(err, fs.ErrExist) {
+			continue // made by another call just now: look at what it is
 		}
 		if err != nil {
-			l.Dir.Unlink(tmp)
-			return err
+			return symlinkErr(err)
 		}
-		s.wrote(l.Path)
+		s.wrote(s.canon(rel))
 		return nil
-	})
+	}
 }
 
 // prune removes the digest folders of the outbox untouched for
 // PruneAfter. Failures are ignored: pruning is housekeeping. The outbox is
-// read once, and its entries' times come from the open directory, so a
-// large outbox costs one stat per entry; only an old folder is walked to
-// again (and checked again) before it is removed.
+// listed once (each entry's times taken from the open directory, links
+// not followed); only an old folder is looked at again before it is
+// removed, as a tree that follows no link.
 func (s *stager) prune() {
 	cutoff := time.Now().Add(-PruneAfter)
-	var old []string
-	s.j.Do(s.real, OutboxDir, false, func(l *jail.Location) error {
-		if err := s.check(l, OutboxDir); err != nil {
-			return err
+	ents, err := s.h.ReadDir(s.ctx, s.real, OutboxDir, noFollow)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		n := filepath.Base(e.Path)
+		if !e.IsDir || !isDigestName(n) || !e.ModTime.Before(cutoff) {
+			continue // a link to a directory is not a directory here
 		}
-		d, err := l.Dir.OpenFile(l.Name, os.O_RDONLY|oDirectory, 0)
-		if err != nil {
-			return err
-		}
-		defer d.Close()
-		ents, err := d.ReadDir(-1)
-		for _, e := range ents {
-			if !e.IsDir() || !isDigestName(e.Name()) {
-				continue // a link to a directory is not a directory here
-			}
-			if mtime, ok := modTimeAt(d, e); ok && mtime.Before(cutoff) {
-				old = append(old, e.Name())
-			}
-		}
-		return err
-	})
-	for _, n := range old {
 		rel := OutboxDir + "/" + n
-		s.j.Do(s.real, rel, false, func(l *jail.Location) error {
-			if err := s.check(l, rel); err != nil {
-				return err
-			}
-			fi, err := l.Dir.Lstat(n)
-			if err != nil || !fi.IsDir() || !fi.ModTime().Before(cutoff) {
-				return err
-			}
-			err = removeTree(l.Dir, n, l.Path)
-			if err == nil {
-				s.wrote(l.Path)
-			}
-			return err
-		})
+		st, err := s.h.StatWith(s.ctx, s.real, rel, noFollow)
+		if err != nil || !st.IsDir || !st.ModTime.Before(cutoff) {
+			continue
+		}
+		if s.h.RemoveTree(s.ctx, s.real, rel, noFollow) == nil {
+			s.wrote(st.Path)
+		}
 	}
 }
 
