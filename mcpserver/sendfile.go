@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -41,9 +40,10 @@ func (s *Server) addSendTool() {
 // sendUserFile stages files from the other roots into the workspace's
 // outbox (package senduserfile). In Claude Code the staging reads any file
 // the user can read; here it reads its sources only through the jail: each
-// entry is opened once with Jail.OpenFile (links followed only within the
-// roots), and the staging takes the size, times, type and bytes of the
-// source from that descriptor alone, with the jail's canonical path as the
+// entry is opened once with Host.OpenFile (links followed only within the
+// roots; a directory, FIFO or device refused without blocking), and the
+// staging takes the size, times, type and bytes of the source from that
+// descriptor alone, with the jail's canonical path as the
 // digest's real path. No path is looked up again after the jail's check, so
 // a directory swapped for a link to the outside while the call runs cannot
 // bring an outside file into the workspace. An entry the jail refuses, a
@@ -62,11 +62,11 @@ func (s *Server) sendUserFile(ctx context.Context, in sendIn) (*mcp.CallToolResu
 			return nil, SendOut{}, fmt.Errorf("files[%d] is blank: give a path", i)
 		}
 	}
-	j := s.h.Jail()
 	res := senduserfile.Stage(ctx, s.h, s.h.WorkspaceRoot(), in.Files, senduserfile.Options{
 		// Relative paths start at the workspace root, as in every tool.
 		OpenSource: func(p string) (*os.File, string, error) {
-			return j.OpenFile("", p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			f, st, err := s.h.OpenFile(ctx, "", p)
+			return f, st.Path, err
 		},
 	})
 	invalidation.FromContext(ctx).Touch(invalidation.ScopeContent|invalidation.ScopeTree, res.Written...)
