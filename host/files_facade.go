@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"io"
-	"os"
 	"time"
 
 	hostfs "github.com/agenthost/agenthost/host/fs"
@@ -11,10 +10,10 @@ import (
 	"github.com/agenthost/agenthost/invalidation"
 )
 
-// The file operations tools build on, beyond ReadFile and WriteFile: a
-// descriptor to read from, a writer fed by an io.Reader, a mode that
-// follows no link, exclusive creation, a directory listing, touch and the
-// removal of a tree. Each has the jail's guarantee (nothing outside the
+// The file operations tools build on, beyond ReadFile, WriteFile and
+// OpenFile (a descriptor to read from, read_raw.go): a writer fed by an
+// io.Reader, a mode that follows no link, exclusive creation, a directory
+// listing, touch and the removal of a tree. Each has the jail's guarantee (nothing outside the
 // roots is read, written or removed, whatever links are swapped in while
 // it runs) and is built on host/fs: there is one atomic writer and one
 // resolver, and a tool needs neither the jail nor its descriptors.
@@ -52,19 +51,6 @@ type EscapeError = jail.EscapeError
 // MaxPathLen is the longest path an operation takes (ErrInvalidPath
 // beyond it).
 const MaxPathLen = jail.MaxPathLen
-
-// OpenRead opens a regular file inside the jail for reading and returns
-// it with its stat, both from the one descriptor (for copies and
-// streams: what is read is the file checked). It never blocks on a FIFO
-// or a device: those, and directories, wrap ErrNotRegular. No size limit
-// applies. With opts.NoFollow a link on the way wraps ErrSymlink. The
-// caller closes the file. See ResolveInJail for cwd and path.
-func (h *Host) OpenRead(ctx context.Context, cwd, path string, opts Options) (*os.File, FileStat, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, FileStat{}, err
-	}
-	return h.fs.OpenRead(cwd, path, opts)
-}
 
 // WriteFrom is WriteFile fed by r (read to io.EOF) and shaped by opts:
 // the same atomic writer, the same lock against a concurrent UpdateFile,

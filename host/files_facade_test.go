@@ -26,8 +26,8 @@ func TestFacadeEscapeTable(t *testing.T) {
 		run  func(h *host.Host, cwd, path string, o host.Options) (string, error)
 	}
 	ops := []op{
-		{"OpenRead", func(h *host.Host, cwd, path string, o host.Options) (string, error) {
-			f, st, err := h.OpenRead(bg, cwd, path, o)
+		{"OpenFile", func(h *host.Host, cwd, path string, o host.Options) (string, error) {
+			f, st, err := h.OpenFile(bg, cwd, path)
 			if err != nil {
 				return st.Path, err
 			}
@@ -115,15 +115,12 @@ func TestNoFollowRefusesLinksOnTheWay(t *testing.T) {
 	ws := filepath.Join(dir, "ws")
 	os.MkdirAll(filepath.Join(ws, "real", "sub"), 0o755)
 	os.WriteFile(filepath.Join(ws, "real", "sub", "f"), []byte("inside"), 0o644)
-	os.Symlink("real", filepath.Join(ws, "link"))            // a link inside the jail
+	os.Symlink("real", filepath.Join(ws, "link"))           // a link inside the jail
 	os.Symlink("sub/f", filepath.Join(ws, "real", "flink")) // a final link
 	h := newHost(t, host.Config{WorkspaceRoot: ws})
 	nf := host.Options{NoFollow: true}
 
 	for _, p := range []string{"link/sub/f", "real/flink"} {
-		if _, _, err := h.OpenRead(bg, "", p, nf); !errors.Is(err, host.ErrSymlink) {
-			t.Errorf("OpenRead %s: %v, want ErrSymlink", p, err)
-		}
 		if _, err := h.StatWith(bg, "", p, nf); !errors.Is(err, host.ErrSymlink) {
 			t.Errorf("StatWith %s: %v, want ErrSymlink", p, err)
 		}
@@ -159,7 +156,7 @@ func TestNoFollowRefusesLinksOnTheWay(t *testing.T) {
 	if _, err := h.WriteFrom(bg, "", "real/sub/g", strings.NewReader("g"), nf); err != nil {
 		t.Fatal(err)
 	}
-	f, st, err := h.OpenRead(bg, "", "real/sub/g", nf)
+	f, st, err := h.OpenFile(bg, "", "real/sub/g")
 	if err != nil || st.Path != filepath.Join(ws, "real", "sub", "g") {
 		t.Fatal(st, err)
 	}
@@ -226,7 +223,7 @@ type errReader struct{}
 
 func (errReader) Read([]byte) (int, error) { return 0, errors.New("read failed") }
 
-func TestOpenReadRefusesFIFOWithoutBlocking(t *testing.T) {
+func TestOpenFileRefusesFIFOWithoutBlocking(t *testing.T) {
 	dir := t.TempDir()
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
 		t.Skip(err)
@@ -235,7 +232,7 @@ func TestOpenReadRefusesFIFOWithoutBlocking(t *testing.T) {
 	h := newHost(t, host.Config{WorkspaceRoot: dir})
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := h.OpenRead(bg, "", "fifo", host.Options{})
+		_, _, err := h.OpenFile(bg, "", "fifo")
 		done <- err
 	}()
 	select {
@@ -244,9 +241,9 @@ func TestOpenReadRefusesFIFOWithoutBlocking(t *testing.T) {
 			t.Fatalf("FIFO: %v", err)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("OpenRead blocked on a FIFO")
+		t.Fatal("OpenFile blocked on a FIFO")
 	}
-	if _, _, err := h.OpenRead(bg, "", "d", host.Options{}); !errors.Is(err, host.ErrNotRegular) {
+	if _, _, err := h.OpenFile(bg, "", "d"); !errors.Is(err, host.ErrNotRegular) {
 		t.Fatalf("directory: %v", err)
 	}
 }
@@ -321,7 +318,10 @@ func TestWriteDropsPrivilegeBits(t *testing.T) {
 	h := newHost(t, host.Config{WorkspaceRoot: dir})
 	writes := map[string]func(string) error{
 		"WriteFile": func(p string) error { _, err := h.WriteFile(bg, "", p, []byte("new")); return err },
-		"WriteFrom": func(p string) error { _, err := h.WriteFrom(bg, "", p, bytes.NewReader([]byte("new")), host.Options{}); return err },
+		"WriteFrom": func(p string) error {
+			_, err := h.WriteFrom(bg, "", p, bytes.NewReader([]byte("new")), host.Options{})
+			return err
+		},
 		"UpdateFile": func(p string) error {
 			_, err := h.UpdateFile(bg, "", p, func(host.FileRead) ([]byte, error) { return []byte("new"), nil })
 			return err

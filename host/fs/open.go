@@ -12,56 +12,6 @@ import (
 	"github.com/agenthost/agenthost/host/jail"
 )
 
-// OpenRead opens the regular file path names for reading and returns it
-// with its stat (canonical Path), both from the one open descriptor: a
-// copy or a stream made from it reads the file that was checked, whatever
-// is renamed or linked at the path meanwhile. The file is opened
-// non-blocking and checked before it is returned, so a FIFO or a device
-// never blocks the call; on a regular file O_NONBLOCK changes nothing.
-// The caller closes it.
-//
-// Errors: ReadFile's (jail.ErrEscape, fs.ErrNotExist, ErrNotRegular for
-// a directory, FIFO, socket or device), and with Options.NoFollow
-// ErrSymlink for a link on the way. No size limit applies.
-func (f *FS) OpenRead(cwd, path string, opts Options) (*os.File, FileStat, error) {
-	var file *os.File
-	var canon string
-	var err error
-	if opts.NoFollow {
-		err = f.locate(cwd, path, true, func(l *jail.Location) error {
-			if l.Name == "." || l.Slash {
-				return isDirErr(path)
-			}
-			file, err = l.Dir.OpenFile(l.Name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-			canon = l.Path
-			return err
-		})
-	} else {
-		file, canon, err = f.j.OpenFile(cwd, path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	}
-	if errors.Is(err, syscall.ENXIO) {
-		return nil, FileStat{}, &iofs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%v)", ErrNotRegular, syscall.ENXIO)}
-	}
-	if err != nil {
-		return nil, FileStat{}, pathErr("open", path, err)
-	}
-	fi, err := file.Stat()
-	if err != nil {
-		file.Close()
-		return nil, FileStat{}, pathErr("open", path, err)
-	}
-	st := statOf(canon, fi)
-	switch {
-	case fi.IsDir():
-		file.Close()
-		return nil, st, isDirErr(path)
-	case !fi.Mode().IsRegular():
-		file.Close()
-		return nil, st, &iofs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
-	}
-	return file, st, nil
-}
-
 // StatWith is Stat with options: with Options.NoFollow a link anywhere
 // on the way, the final component included, is refused (ErrSymlink)
 // rather than followed. Other fields of opts are ignored.

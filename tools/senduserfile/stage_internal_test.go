@@ -225,7 +225,7 @@ func TestChangedSourceIsCopiedAgain(t *testing.T) {
 func jailOpener(h *host.Host, calls *int) func(string) (*os.File, string, error) {
 	return func(p string) (*os.File, string, error) {
 		*calls++
-		f, st, err := h.OpenRead(context.Background(), "", p, host.Options{})
+		f, st, err := h.OpenFile(context.Background(), "", p)
 		return f, st.Path, err
 	}
 }
