@@ -218,9 +218,12 @@ func (s *Server) editFile(ctx context.Context, in editFileIn) (*mcp.CallToolResu
 	if len(in.Edits) == 0 {
 		return nil, nil, errors.New("edits is empty: give at least one {oldText, newText}")
 	}
-	// The read, the edit and the write happen on one open directory
-	// (Host.UpdateFile): the file replaced is the file that was read, and
-	// a write that raced with this edit makes it fail rather than be lost.
+	// The read, the edit and the write happen on one open directory and
+	// under the file's lock (Host.UpdateFile): the file replaced is the
+	// file that was read, and another agenthost write (this server's or
+	// another process's) waits for this edit or is read by it, never lost.
+	// A write by a program outside agenthost that raced with the edit
+	// makes it fail (ErrChanged) rather than be lost.
 	var diff string
 	edit := func(r host.FileRead) ([]byte, error) {
 		out, err := applyEdits(r, in.Edits)
@@ -241,7 +244,7 @@ func (s *Server) editFile(ctx context.Context, in editFileIn) (*mcp.CallToolResu
 	case err == nil, errors.Is(err, errNoWrite):
 		return text(diff), nil, nil
 	case errors.Is(err, host.ErrChanged):
-		return nil, nil, fmt.Errorf("%s changed while it was being edited (another write came in between); nothing was written. Read it again and retry", in.Path)
+		return nil, nil, fmt.Errorf("%s changed while it was being edited (a program outside agenthost wrote it in between); nothing was written. Read it again and retry", in.Path)
 	case errors.As(err, new(*editError)):
 		return nil, nil, err
 	}
