@@ -31,19 +31,27 @@
 //
 // # Guarantee
 //
-// Every write into the outbox (directories, .gitignore, temporary files,
-// renames, removals) is made through descriptors of the host's jail
-// (package host/jail), relative to the directory that holds it, and never
-// follows a symbolic link: the directory is reached by a walk whose
-// canonical result must equal the lexical path of the outbox, so a link
-// planted at .agent-harness, outbox, .gitignore, a digest folder or a target,
-// before or while a call runs, makes that file kept and nothing is written
-// outside the working directory. A copy is written to a temporary file
-// (".<name>.<random>.part", mode 0600) in its digest folder and renamed over
-// the target, so a reader, or a second process staging the same file at the
-// same time, sees a whole copy or none; a failed copy leaves no temporary
-// file. A source that changes while it is copied (its size, mtime or ctime
-// differ afterwards) is copied again under its new digest, or kept.
+// Every write into the outbox (directories, .gitignore, copies, touches,
+// removals) is a Host file operation with host.Options.NoFollow: it goes
+// through the host's jail and its one atomic writer (package host/fs), and
+// a symbolic link anywhere on the way from cwd (at .agent-harness, outbox,
+// .gitignore, a digest folder or a target), planted before or while a call
+// runs, is refused, never followed: that file is kept (ErrSymlink) and
+// nothing is written outside the working directory. A copy is written by
+// the host's writer (an unnamed temporary file on Linux, else one named
+// host.TempPrefix..., synced, then put in place in one step, mode 0600 as
+// the script's mkstemp gives), so a reader, or a second process staging
+// the same file at the same time, sees a whole copy or none, and a killed
+// or failed copy leaves nothing that lasts. A source that changes while it
+// is copied (its size, mtime or ctime differ afterwards) is refused before
+// its copy is put in place and copied again under its new digest, or
+// kept. The .gitignore is created exclusively: one already there is kept.
+//
+// The files are split by concern: stage.go is the staging (on a
+// *host.Host: there is no staging without one), source.go how sources are
+// found and judged, hook.go, decisions.go and jsontext.go the Claude Code
+// hook contract (the JSON in and out, byte for byte as the script, and the
+// decision log), tool.go the tools.Tool.
 //
 // # Not guaranteed
 //
@@ -55,8 +63,8 @@
 // the digest and in File.Source may then name another file than the one
 // copied. With OpenSource, the source is opened once, by it, and everything
 // Stage learns about it comes from that descriptor; what may be opened is
-// the opener's guarantee (the MCP server's opens through the jail). Copies are not synced to disk: after a crash a copy may be
-// short, and is then replaced (its size no longer matches) the next time the
-// file is sent. On Windows the outbox's descriptors are os.Root values, and
-// touching and pruning digest folders go by path.
+// the opener's guarantee (the MCP server's opens with Host.OpenRead, inside
+// the roots). Touching and pruning digest folders are not supported on
+// Windows yet (the host's Touch and RemoveTree): there a reused copy's
+// folder keeps its time and old folders stay.
 package senduserfile
