@@ -265,3 +265,33 @@ func TestWriteFileWaitsForUpdateFile(t *testing.T) {
 		t.Logf("helper finished %v after the UpdateFile released", waited)
 	})
 }
+
+// BenchmarkUpdateFile is one read-modify-write of a small file, on the
+// test's temporary directory and on tmpfs. Compare with the same
+// benchmark on the code before the lock (see docs/adr/0009).
+func BenchmarkUpdateFile(b *testing.B) {
+	dirs := map[string]string{"tempdir": b.TempDir()}
+	if d, err := os.MkdirTemp("/dev/shm", "agenthost-bench-"); err == nil {
+		defer os.RemoveAll(d)
+		dirs["tmpfs"] = d
+	}
+	for _, name := range []string{"tempdir", "tmpfs"} {
+		dir, ok := dirs[name]
+		if !ok {
+			continue
+		}
+		b.Run(name, func(b *testing.B) {
+			os.WriteFile(filepath.Join(dir, "counter"), []byte("0\n"), 0o644)
+			h, err := host.New(host.Config{WorkspaceRoot: dir})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close()
+			for b.Loop() {
+				if _, err := increment(h, dir); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

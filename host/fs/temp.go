@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -28,6 +29,57 @@ const TempPrefix = ".agenthost-tmp-"
 // (a 64 MiB copy takes well under a second), so a live write is never
 // removed under its writer.
 const StaleTempAge = 10 * time.Minute
+
+// SweepAlways is the directory size, in entries, up to which every write
+// sweeps its directory for leftovers; SweepInterval is how often a
+// process sweeps a larger one. Reading a directory costs about 0.15-0.5
+// µs per entry (tmpfs, this VM), so 256 entries cost well under a tenth
+// of an ext4 fsync; past that the cost grows with the directory while
+// leftovers stay as rare as kills, so a large directory is swept at most
+// once a minute per process (and always by a process's first write to
+// it).
+const (
+	SweepAlways   = 256
+	SweepInterval = time.Minute
+)
+
+// sweeps remembers, per directory (device and inode), when this process
+// last swept it and how many entries it had.
+var sweeps = sweepLog{m: map[fileKey]sweepEntry{}}
+
+type sweepLog struct {
+	mu sync.Mutex
+	m  map[fileKey]sweepEntry
+}
+
+type sweepEntry struct {
+	at      time.Time
+	entries int
+}
+
+// maxSweepLog bounds the log; past it the log is cleared (a directory
+// then gets swept once more, which is only a cost).
+const maxSweepLog = 4096
+
+func (l *sweepLog) due(k fileKey, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.m[k]
+	return !ok || e.entries <= SweepAlways || now.Sub(e.at) >= SweepInterval
+}
+
+func (l *sweepLog) done(k fileKey, now time.Time, entries int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if entries <= SweepAlways {
+		delete(l.m, k) // swept every time anyway
+		return
+	}
+	if len(l.m) >= maxSweepLog {
+		clear(l.m)
+	}
+	l.m[k] = sweepEntry{now, entries}
+}
 
 // noTmpfile, when set (by tests), makes the writer use the named
 // fallback even where O_TMPFILE works.
