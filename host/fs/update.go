@@ -51,7 +51,7 @@ func (f *FS) UpdateFile(cwd, path string, fn func(FileRead) ([]byte, error)) (Fi
 			return isDirErr(path)
 		}
 		sweepTemps(l.Dir) // before the lock: it is not the update's business
-		lf, err := lockTarget(l.Dir, l.Name, path)
+		lf, err := lockTarget(l.Dir, l.Name, l.Path)
 		if err != nil {
 			return err // ELOOP for a final link: Do follows it
 		}

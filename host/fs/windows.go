@@ -29,8 +29,8 @@ func (lf *lockedFile) unlock() {
 	lf.f.Close()
 }
 
-// lockTarget locks the file within this process only (keyed by the path
-// the caller gives): Windows has no kernel lock here yet.
+// lockTarget locks the file within this process only, keyed by its
+// canonical path: Windows has no kernel lock here yet.
 func lockTarget(d *jail.Dir, name, path string) (*lockedFile, error) {
 	unlock := fileLocks.lock(fileKey{path})
 	f, err := d.OpenFile(name, os.O_RDONLY, 0)

@@ -140,7 +140,7 @@ func writeAtomic(l *jail.Location, path string, r io.Reader, mode os.FileMode, k
 			existing = true // made by someone else meanwhile: replace it
 			continue
 		}
-		lf, err := lockTarget(l.Dir, l.Name, path)
+		lf, err := lockTarget(l.Dir, l.Name, l.Path)
 		switch {
 		case errors.Is(err, iofs.ErrNotExist):
 			existing = false // removed meanwhile: link the new file in
