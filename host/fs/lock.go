@@ -2,6 +2,7 @@ package fs
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -20,6 +21,9 @@ const LockTimeout = 30 * time.Second
 // storm of writers; the caller then gets ErrChanged.
 const maxLockTries = 1000
 
+// lockWait is LockTimeout, shortened by tests.
+var lockWait = LockTimeout
+
 // ErrLocked is wrapped by a write's error when another writer held the
 // file's lock for longer than LockTimeout; nothing was written.
 var ErrLocked = errors.New("file is locked by another writer")
@@ -36,28 +40,48 @@ type keyedMutex struct {
 	m  map[fileKey]*keyedEntry
 }
 
+// keyedEntry is one file's mutex: a channel of one slot, so that a wait
+// can give up (senders queue in order, so waiters are served first come,
+// first served).
 type keyedEntry struct {
-	mu   sync.Mutex
+	ch   chan struct{}
 	refs int
 }
 
-// lock locks the mutex of k and returns its unlock.
-func (km *keyedMutex) lock(k fileKey) (unlock func()) {
+// lock locks the mutex of k and returns its unlock, or fails with
+// ErrLocked after LockTimeout (a holder stuck in its own callback: an
+// UpdateFile whose fn writes the same file through agenthost waits for
+// itself, and gets this error rather than a hang).
+func (km *keyedMutex) lock(k fileKey) (unlock func(), err error) {
 	km.mu.Lock()
 	e := km.m[k]
 	if e == nil {
-		e = &keyedEntry{}
+		e = &keyedEntry{ch: make(chan struct{}, 1)}
 		km.m[k] = e
 	}
 	e.refs++
 	km.mu.Unlock()
-	e.mu.Lock()
-	return func() {
-		e.mu.Unlock()
+	release := func() {
 		km.mu.Lock()
 		if e.refs--; e.refs == 0 {
 			delete(km.m, k)
 		}
 		km.mu.Unlock()
 	}
+	select {
+	case e.ch <- struct{}{}:
+	default:
+		t := time.NewTimer(lockWait)
+		defer t.Stop()
+		select {
+		case e.ch <- struct{}{}:
+		case <-t.C:
+			release()
+			return nil, fmt.Errorf("%w (waited %v in this process)", ErrLocked, lockWait)
+		}
+	}
+	return func() {
+		<-e.ch
+		release()
+	}, nil
 }

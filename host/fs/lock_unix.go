@@ -78,7 +78,11 @@ func lockTarget(d *jail.Dir, name, path string) (*lockedFile, error) {
 			f.Close()
 			return nil, &iofs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
 		}
-		unlockMu := fileLocks.lock(keyOf(fi))
+		unlockMu, err := fileLocks.lock(keyOf(fi))
+		if err != nil {
+			f.Close()
+			return nil, &iofs.PathError{Op: "write", Path: path, Err: err}
+		}
 		if err := flockWait(f); err != nil {
 			unlockMu()
 			f.Close()
@@ -126,9 +130,9 @@ func flockWait(f *os.File) error {
 		}
 		now := time.Now()
 		if deadline.IsZero() {
-			deadline = now.Add(LockTimeout)
+			deadline = now.Add(lockWait)
 		} else if now.After(deadline) {
-			return fmt.Errorf("%w (waited %v)", ErrLocked, LockTimeout)
+			return fmt.Errorf("%w (waited %v)", ErrLocked, lockWait)
 		}
 		time.Sleep(pause)
 		if pause < 2*time.Millisecond {

@@ -38,8 +38,10 @@ var ErrChanged = errors.New("file changed since it was read")
 // size and restores both times is invisible (a program cannot restore the
 // change time without changing the clock). See docs/adr/0009.
 //
-// When fn returns an error, nothing is written and that error is
-// returned. The write is WriteFrom's (same temporary file, sync, and what
+// fn runs with the file locked: it must not write the same file through
+// agenthost (that write would wait for this update, and fail with
+// ErrLocked after LockTimeout). When fn returns an error, nothing is
+// written and that error is returned. The write is WriteFrom's (same temporary file, sync, and what
 // is kept of the old file: its permission bits, without setuid, setgid
 // and sticky). Errors are otherwise ReadFile's and WriteFile's, and
 // ErrLocked when another writer held the lock longer than LockTimeout.

@@ -32,7 +32,10 @@ func (lf *lockedFile) unlock() {
 // lockTarget locks the file within this process only, keyed by its
 // canonical path: Windows has no kernel lock here yet.
 func lockTarget(d *jail.Dir, name, path string) (*lockedFile, error) {
-	unlock := fileLocks.lock(fileKey{path})
+	unlock, err := fileLocks.lock(fileKey{path})
+	if err != nil {
+		return nil, err
+	}
 	f, err := d.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		unlock()
