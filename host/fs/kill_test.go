@@ -73,8 +73,14 @@ func killHelper(args string) int {
 	a := strings.Fields(args)
 	gen, _ := strconv.Atoi(a[2])
 	size, _ := strconv.Atoi(a[3])
-	if a[4] == "1" {
+	switch a[4] {
+	case "1":
 		noTmpfile.Store(true)
+	case "2": // stop between the link and the rename, to be killed there
+		afterLink = func() {
+			fmt.Println("linked")
+			select {}
+		}
 	}
 	j, err := jail.New(a[0], nil, jail.Jailed, "")
 	if err != nil {
@@ -108,6 +114,17 @@ func tempsIn(t *testing.T, dir string) int {
 }
 
 func TestKillDuringWrite(t *testing.T) {
+	// The three run side by side, each in a tree of its own.
+	t.Run("tmpfile", func(t *testing.T) { t.Parallel(); killWriters(t, 100, "tmpfile") })
+	t.Run("fallback", func(t *testing.T) { t.Parallel(); killWriters(t, 50, "fallback") })
+	t.Run("agent-host write", func(t *testing.T) { t.Parallel(); killWriters(t, 50, "agent-host") })
+}
+
+// killWriters kills writers of mode ("tmpfile", "fallback": the library
+// in a helper process; "agent-host": the command) kills times, checking
+// the targets and the temporary files after each kill and after the next
+// write.
+func killWriters(t *testing.T, kills int, mode string) {
 	minSize, maxSize := 1<<20, 64<<20
 	if testing.Short() {
 		minSize, maxSize = 64<<10, 4<<20
@@ -128,9 +145,8 @@ func TestKillDuringWrite(t *testing.T) {
 	size := func() int { // log-uniform between minSize and maxSize
 		return int(float64(minSize) * pow2(rng.Float64()*log2(float64(maxSize)/float64(minSize))))
 	}
-
-	type tally struct{ kills, completed, old, new, leftovers, maxPerDir int }
-	check := func(t *testing.T, tl *tally, tg string, gen int, maxTemps int) {
+	var tl struct{ kills, completed, old, new, leftovers, maxPerDir int }
+	check := func(tg string, gen int) {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(root, tg))
 		if err != nil {
@@ -149,44 +165,32 @@ func TestKillDuringWrite(t *testing.T) {
 			n := tempsIn(t, filepath.Join(root, d))
 			tl.leftovers += n
 			tl.maxPerDir = max(tl.maxPerDir, n)
-			if n > maxTemps {
-				t.Fatalf("%d temporary files in %s after a kill (at most %d allowed)", n, d, maxTemps)
+			if n > 1 {
+				t.Fatalf("%d temporary files in %s after a kill (at most 1 allowed)", n, d)
 			}
 		}
 	}
-	// afterNextWrite makes one completed write to each directory and
-	// checks that no temporary file is left anywhere.
-	afterNextWrite := func(t *testing.T, fallback bool) {
-		noTmpfile.Store(fallback)
-		defer noTmpfile.Store(false)
-		j, err := jail.New(root, nil, jail.Jailed, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer j.Close()
-		f := New(j, 0)
-		for _, d := range dirs {
-			if _, err := f.WriteFile("", d+"/next", []byte("next")); err != nil {
+	start := time.Now()
+	for tl.kills < kills {
+		tg := targets[rng.IntN(len(targets))]
+		nextGen++
+		sz := size()
+		var cmd *exec.Cmd
+		var budget time.Duration
+		if mode == "agent-host" {
+			cmd = exec.Command(agentHost, "write", "--root", root, tg)
+			cmd.Stdin = bytes.NewReader(version(nextGen, sz))
+			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			if n := tempsIn(t, filepath.Join(root, d)); n != 0 {
-				t.Fatalf("%d temporary files in %s after the next write", n, d)
-			}
-		}
-	}
-
-	run := func(t *testing.T, kills int, fallback bool) {
-		var tl tally
-		start := time.Now()
-		for tl.kills < kills {
-			tg := targets[rng.IntN(len(targets))]
-			nextGen++
-			sz := size()
+			// Start, read stdin, write: kill somewhere in that.
+			budget = time.Duration(float64(sz)/(150<<20)*float64(time.Second)) + 10*time.Millisecond
+		} else {
 			fb := "0"
-			if fallback {
+			if mode == "fallback" {
 				fb = "1"
 			}
-			cmd := exec.Command(os.Args[0])
+			cmd = exec.Command(os.Args[0])
 			cmd.Env = append(os.Environ(), killHelperEnv+"="+strings.Join([]string{root, tg, strconv.Itoa(nextGen), strconv.Itoa(sz), fb}, " "))
 			out, _ := cmd.StdoutPipe()
 			if err := cmd.Start(); err != nil {
@@ -199,50 +203,73 @@ func TestKillDuringWrite(t *testing.T) {
 			}
 			// A write of sz bytes (memory copy, fsync) takes about
 			// sz/500 MiB/s here: kill somewhere in that time.
-			budget := time.Duration(float64(sz)/(500<<20)*float64(time.Second)) + 200*time.Microsecond
-			time.Sleep(time.Duration(rng.Int64N(int64(budget))))
-			cmd.Process.Signal(syscall.SIGKILL)
-			err := cmd.Wait()
-			if ee, ok := err.(*exec.ExitError); ok && ee.Sys().(syscall.WaitStatus).Signaled() {
-				tl.kills++
-			} else {
-				tl.completed++ // done before the signal: not a kill, but checked
-			}
-			check(t, &tl, tg, nextGen, 1)
+			budget = time.Duration(float64(sz)/(500<<20)*float64(time.Second)) + 200*time.Microsecond
 		}
-		afterNextWrite(t, fallback)
-		t.Logf("%d kills (%d more writes completed first) in %v: %d targets old, %d new, never torn; temporary files after a kill: %d sightings in all, at most %d in a directory, 0 after the next write",
-			tl.kills, tl.completed, time.Since(start).Round(time.Millisecond), tl.old, tl.new, tl.leftovers, tl.maxPerDir)
+		time.Sleep(time.Duration(rng.Int64N(int64(budget))))
+		cmd.Process.Signal(syscall.SIGKILL)
+		err := cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); ok && ee.Sys().(syscall.WaitStatus).Signaled() {
+			tl.kills++
+		} else if err != nil {
+			t.Fatalf("writer: %v", err)
+		} else {
+			tl.completed++ // done before the signal: not a kill, but checked
+		}
+		check(tg, nextGen)
 	}
-	t.Run("tmpfile", func(t *testing.T) { run(t, 100, false) })
-	t.Run("fallback", func(t *testing.T) { run(t, 50, true) })
-	t.Run("agent-host write", func(t *testing.T) {
-		var tl tally
-		start := time.Now()
-		for tl.kills < 50 {
-			tg := targets[rng.IntN(len(targets))]
-			nextGen++
-			sz := size()
-			cmd := exec.Command(agentHost, "write", "--root", root, tg)
-			cmd.Stdin = bytes.NewReader(version(nextGen, sz))
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			budget := time.Duration(float64(sz)/(150<<20)*float64(time.Second)) + 10*time.Millisecond
-			time.Sleep(time.Duration(rng.Int64N(int64(budget))))
-			cmd.Process.Signal(syscall.SIGKILL)
-			err := cmd.Wait()
-			if ee, ok := err.(*exec.ExitError); ok && ee.Sys().(syscall.WaitStatus).Signaled() {
-				tl.kills++
-			} else if err != nil {
-				t.Fatalf("agent-host write: %v", err)
-			} else {
-				tl.completed++
-			}
-			check(t, &tl, tg, nextGen, 1)
+	// The next write to each directory, completed: nothing is left.
+	j, err := jail.New(root, nil, jail.Jailed, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	f := New(j, 0)
+	for _, d := range dirs {
+		if _, err := f.WriteFile("", d+"/next", []byte("next")); err != nil {
+			t.Fatal(err)
 		}
-		afterNextWrite(t, false)
-		t.Logf("%d kills of agent-host write (%d more completed first) in %v: %d targets old, %d new, never torn; temporary files after a kill: %d sightings, 0 after the next write",
-			tl.kills, tl.completed, time.Since(start).Round(time.Millisecond), tl.old, tl.new, tl.leftovers)
-	})
+		if n := tempsIn(t, filepath.Join(root, d)); n != 0 {
+			t.Fatalf("%d temporary files in %s after the next write", n, d)
+		}
+	}
+	t.Logf("%s: %d kills (%d more writes completed first) in %v: %d targets old, %d new, never torn; temporary files after a kill: %d sightings in all, at most %d in a directory; 0 after the next write",
+		mode, tl.kills, tl.completed, time.Since(start).Round(time.Millisecond), tl.old, tl.new, tl.leftovers, tl.maxPerDir)
+}
+
+// TestKillBetweenLinkAndRename: the one moment an O_TMPFILE write leaves
+// a name behind is a kill between linking the new file to its temporary
+// name and renaming that over the target. The target is then old, one
+// temporary file is there, and the next write removes it.
+func TestKillBetweenLinkAndRename(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "f"), version(1, 4096), 0o644)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), killHelperEnv+"="+strings.Join([]string{root, "f", "2", "8192", "2"}, " "))
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(out)
+	for _, want := range []string{"go\n", "linked\n"} {
+		if line, _ := r.ReadString('\n'); line != want {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("helper said %q, want %q", line, want)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	b, _ := os.ReadFile(filepath.Join(root, "f"))
+	if genOf(b) != 1 {
+		t.Fatalf("target is not the old version: gen %d", genOf(b))
+	}
+	if n := tempsIn(t, root); n != 1 {
+		t.Fatalf("%d temporary files after the kill, want the one linked", n)
+	}
+	if _, err := newFS(t, root).WriteFile("", "g", []byte("next")); err != nil {
+		t.Fatal(err)
+	}
+	if n := tempsIn(t, root); n != 0 {
+		t.Fatalf("%d temporary files after the next write", n)
+	}
 }

@@ -85,6 +85,9 @@ func (t *tempFile) replace(name string) error {
 			t.name = tmp
 			break
 		}
+		if afterLink != nil {
+			afterLink()
+		}
 	}
 	if err := unix.Renameat(t.d.Fd(), t.name, t.d.Fd(), name); err != nil {
 		return &os.LinkError{Op: "renameat", Old: t.name, New: name, Err: err}
@@ -92,6 +95,10 @@ func (t *tempFile) replace(name string) error {
 	t.name = ""
 	return nil
 }
+
+// afterLink, when set (by tests), runs between the link of an unnamed
+// file to its temporary name and the rename over the target.
+var afterLink func()
 
 // discard closes the file and removes the name it still has.
 func (t *tempFile) discard() {
