@@ -6,7 +6,6 @@ import (
 	"time"
 
 	hostfs "github.com/agenthost/agenthost/host/fs"
-	"github.com/agenthost/agenthost/host/jail"
 	"github.com/agenthost/agenthost/invalidation"
 )
 
@@ -39,18 +38,7 @@ var (
 	// ErrLocked is wrapped by a write's error when another writer held
 	// the file's lock longer than hostfs.LockTimeout (nothing written).
 	ErrLocked = hostfs.ErrLocked
-	// ErrTooManyLinks is wrapped by the error for a path with too many
-	// symbolic links to follow (a loop).
-	ErrTooManyLinks = jail.ErrTooManyLinks
 )
-
-// EscapeError is the error for a path that leaves every root; it wraps
-// ErrEscape and names the roots.
-type EscapeError = jail.EscapeError
-
-// MaxPathLen is the longest path an operation takes (ErrInvalidPath
-// beyond it).
-const MaxPathLen = jail.MaxPathLen
 
 // WriteFrom is WriteFile fed by r (read to io.EOF) and shaped by opts:
 // the same atomic writer, the same lock against a concurrent UpdateFile,
