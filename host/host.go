@@ -159,7 +159,8 @@ func (h *Host) ReadFile(ctx context.Context, cwd, path string) (FileRead, error)
 
 // WriteFile atomically creates or replaces a file inside the jail and
 // returns its stat; a missing parent wraps fs.ErrNotExist. A symbolic link
-// inside the jail has its target replaced. The invocation in ctx (if any)
+// inside the jail has its target replaced. It is WriteFrom with the zero
+// Options: see there, and hostfs.FS.WriteFrom for what a rewrite keeps. The invocation in ctx (if any)
 // records a confirmed content and tree change of the canonical path.
 func (h *Host) WriteFile(ctx context.Context, cwd, path string, contents []byte) (FileStat, error) {
 	if err := ctx.Err(); err != nil {
@@ -174,9 +175,11 @@ func (h *Host) WriteFile(ctx context.Context, cwd, path string, contents []byte)
 
 // UpdateFile reads a regular file inside the jail, passes it to fn and
 // atomically replaces it with what fn returns: read, check and write all
-// go through one open directory, so the file replaced is the file read.
-// If the file changed in between, nothing is written and the error wraps
-// ErrChanged; fn's own error is returned as is. The invocation in ctx
+// go through one open directory, so the file replaced is the file read,
+// and under the file's lock, so no WriteFile or UpdateFile through any
+// Host in any process is lost (see hostfs.FS.UpdateFile). If a program
+// outside agenthost changed the file in between, nothing is written and
+// the error wraps ErrChanged; fn's own error is returned as is. The invocation in ctx
 // records a confirmed content change of the canonical path.
 func (h *Host) UpdateFile(ctx context.Context, cwd, path string, fn func(FileRead) ([]byte, error)) (FileStat, error) {
 	if err := ctx.Err(); err != nil {
