@@ -63,7 +63,7 @@
 // the digest and in File.Source may then name another file than the one
 // copied. With OpenSource, the source is opened once, by it, and everything
 // Stage learns about it comes from that descriptor; what may be opened is
-// the opener's guarantee (the MCP server's opens with Host.OpenRead, inside
+// the opener's guarantee (the MCP server's opens with Host.OpenFile, inside
 // the roots). Touching and pruning digest folders are not supported on
 // Windows yet (the host's Touch and RemoveTree): there a reused copy's
 // folder keeps its time and old folders stay.
