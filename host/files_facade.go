@@ -18,12 +18,14 @@ import (
 // resolver, and a tool needs neither the jail nor its descriptors.
 
 // Options shape how a file operation reaches and writes its file; the
-// zero value is ReadFile's and WriteFile's behaviour. See hostfs.Options:
-// NoFollow (a symbolic link anywhere on the way is refused with
-// ErrSymlink), Exclusive (a write fails with fs.ErrExist when anything is
-// at the path), Perm (a new file's mode before the umask, 0 meaning 0666),
+// zero value is ReadFile's and WriteFile's behaviour: NoFollow (a
+// symbolic link anywhere on the way is refused with ErrSymlink),
+// Exclusive (a write fails with fs.ErrExist when anything is at the
+// path), Perm (a new file's mode before the umask, 0 meaning 0666),
 // ReplacePerm (Perm for a file that replaces another too) and Verify (a
-// last check of a write before its file is put in place).
+// last check of a write before its file is put in place). It is
+// [hostfs.Options], where each field is documented: go doc
+// github.com/agenthost/agenthost/host/fs Options.
 type Options = hostfs.Options
 
 // TempPrefix starts the name of every temporary file the host's writer
