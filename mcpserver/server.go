@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -45,6 +46,10 @@ type Options struct {
 	// QueueLen is the length of the queue of notices waiting to be sent to
 	// the client (see invalidation.WithQueueLen); 0 means the publisher's.
 	QueueLen int
+	// MaxMessageBytes is the longest message (one line) the server reads
+	// over a stream (see LineTransport); 0 means DefaultMaxMessageBytes. A
+	// longer one is answered with an error naming the limit.
+	MaxMessageBytes int
 	// Log receives what the server has to say outside the protocol (a
 	// client root that could not be added, a failed notification). nil
 	// means the standard logger; use log.New(io.Discard, "", 0) for silence.
@@ -52,8 +57,8 @@ type Options struct {
 }
 
 // Server is an MCP server over one Host. Build it with New, then Run it on
-// a transport (mcp.StdioTransport for a subprocess server). A Server serves
-// one session at a time.
+// a transport (mcp.StdioTransport for a subprocess server, which Run
+// serves with a LineTransport). A Server serves one session at a time.
 type Server struct {
 	h       *host.Host
 	opts    Options
@@ -165,7 +170,16 @@ func (s *Server) Publisher() *invalidation.Publisher { return s.pub }
 // subscriptions while it runs. When Run returns, every goroutine the server
 // started has stopped, and a Publisher that New made has been closed. Run
 // may be called once.
+//
+// The SDK's stream transports, *mcp.StdioTransport and *mcp.IOTransport,
+// are served by a LineTransport over the same streams (stdin and stdout
+// for the first): it answers malformed lines instead of ending the
+// session, echoes ids exactly and bounds what a client that does not read
+// makes the server hold (docs/adr/0007). A LineTransport without a
+// MaxMessageBytes gets Options.MaxMessageBytes. Other transports are used
+// as they are.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	t = s.lineTransport(t)
 	cancelSink, err := s.pub.Subscribe(invalidation.SinkFunc(s.notify), invalidation.WithQueueLen(s.opts.QueueLen))
 	if err != nil {
 		return fmt.Errorf("mcpserver: %w", err)
@@ -282,4 +296,22 @@ func (s *Server) addTools() {
 // text is a result holding one text block.
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// lineTransport is the transport Run serves t with: a LineTransport for
+// the SDK's stream transports, t itself otherwise.
+func (s *Server) lineTransport(t mcp.Transport) mcp.Transport {
+	switch t := t.(type) {
+	case *mcp.StdioTransport:
+		return &LineTransport{Reader: os.Stdin, Writer: os.Stdout, MaxMessageBytes: s.opts.MaxMessageBytes}
+	case *mcp.IOTransport:
+		return &LineTransport{Reader: t.Reader, Writer: t.Writer, MaxMessageBytes: s.opts.MaxMessageBytes}
+	case *LineTransport:
+		if t.MaxMessageBytes == 0 {
+			c := *t
+			c.MaxMessageBytes = s.opts.MaxMessageBytes
+			return &c
+		}
+	}
+	return t
 }

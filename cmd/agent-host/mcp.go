@@ -9,8 +9,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/agenthost/agenthost/mcpserver"
 )
 
@@ -25,12 +23,17 @@ func init() {
 func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, hf := newRootsFlagSet("mcp", stderr)
 	allowExec := fs.Bool("allow-exec", false, "offer the exec and run_capture tools (commands are not confined by the jail)")
+	maxMsg := fs.Int("max-message-bytes", mcpserver.DefaultMaxMessageBytes, "the longest message (one line) read from the client; a longer one is answered with an error")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
 	if len(pos) != 0 {
-		fmt.Fprintln(stderr, "usage: agent-host mcp [--root DIR]... [--add-dir DIR]... [--allow-exec]")
+		fmt.Fprintln(stderr, "usage: agent-host mcp [--root DIR]... [--add-dir DIR]... [--allow-exec] [--max-message-bytes N]")
+		return 2
+	}
+	if *maxMsg <= 0 {
+		fmt.Fprintln(stderr, "agent-host mcp: --max-message-bytes must be positive")
 		return 2
 	}
 	h, err := hf.open()
@@ -40,23 +43,20 @@ func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer h.Close()
 
 	srv, err := mcpserver.New(h, mcpserver.Options{
-		AllowExec: *allowExec,
-		Log:       log.New(stderr, "", log.LstdFlags),
+		AllowExec:       *allowExec,
+		MaxMessageBytes: *maxMsg,
+		Log:             log.New(stderr, "", log.LstdFlags),
 	})
 	if err != nil {
 		return fail(stderr, "mcp", err, 2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+	// stdout is not closed with the session (hidden behind a plain
+	// io.Writer): the deferred writes of others may still go there.
+	t := &mcpserver.LineTransport{Reader: stdin, Writer: struct{ io.Writer }{stdout}}
 	if err := srv.Run(ctx, t); err != nil {
 		return fail(stderr, "mcp", err, 1)
 	}
 	return 0
 }
-
-// nopWriteCloser is stdout for the transport: closing the session must not
-// close the process's stdout under the deferred writes of others.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
