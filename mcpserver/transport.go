@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,22 +25,30 @@ import (
 // change it.
 const DefaultMaxMessageBytes = 16 << 20
 
-// Backpressure. A LineTransport stops reading requests while
-// MaxPendingReplies requests are unanswered or MaxPendingBytes bytes of
-// replies wait to be written; it reads on as replies are written. A client
-// that stops reading its stdout then holds the server at about
-// MaxPendingReplies replies plus MaxPendingBytes, instead of every reply to
-// every request it has sent (the requests stay in the pipe, where the
-// client's writes block).
+// Backpressure. A LineTransport reads a request only while fewer than
+// MaxPendingReplies requests are unanswered and the bytes their replies
+// will take, reckoned at the size of recent replies, plus the bytes of
+// replies waiting for the pipe stay under MaxPendingBytes. It reads on as
+// replies are written. A client that stops reading its stdout then holds
+// the server at a few MiB of replies instead of every reply to every
+// request it has sent: the requests stay in the pipe, where the client's
+// writes block.
 const (
-	// MaxPendingReplies is 32: the bench's 32 calls in flight run
-	// unthrottled, and 32 replies of read_file's usual size (tens of KiB)
-	// are a few MiB. Replies of 1 MiB each hold 32 MiB at worst.
-	MaxPendingReplies = 32
-	// MaxPendingBytes is 4 MiB of encoded replies waiting for the pipe: a
-	// pipe holds 64 KiB, so a few MiB is many times what a client that
-	// reads at all ever leaves waiting.
+	// MaxPendingReplies is 64: twice the bench's 32 calls in flight, and
+	// room for that many long exec calls at once, whose replies are small.
+	MaxPendingReplies = 64
+	// MaxPendingBytes is 8 MiB. A pipe holds 64 KiB, so a client that
+	// reads at all never leaves near that much waiting; with replies of
+	// 1 MiB it admits 8 requests at a time, whose replies (as the SDK
+	// encodes them, about 1.5 MiB each in memory) and the garbage of
+	// making them keep the process under 64 MiB.
 	MaxPendingBytes = 4 << 20
+	// firstReplyEstimate is the size reckoned for a reply before any has
+	// been written: pessimistic, so that a burst of large reads at the
+	// start of a session is admitted 8 at a time, not 64.
+	firstReplyEstimate = 1 << 20
+	// minReplyEstimate keeps the estimate from reaching zero.
+	minReplyEstimate = 1 << 10
 )
 
 // readBufferSize is the read buffer of a LineTransport: a line longer than
@@ -94,6 +103,7 @@ func (t *LineTransport) Connect(context.Context) (mcp.Connection, error) {
 		incoming: make(chan msgOrErr),
 		closed:   make(chan struct{}),
 		wake:     make(chan struct{}),
+		estimate: firstReplyEstimate,
 		ids:      map[int64]json.RawMessage{},
 		byKey:    map[string]int64{},
 	}
@@ -120,6 +130,7 @@ type lineConn struct {
 	byKey    map[string]int64          // idKey(client id) -> SDK id, for cancellations
 	inFlight int                       // requests given to the SDK and not yet answered
 	pending  int                       // bytes of messages waiting to be written
+	estimate int                       // the size reckoned for the next reply: a moving average of the last ones
 	wake     chan struct{}             // closed (and replaced) when inFlight or pending drop
 }
 
@@ -148,7 +159,7 @@ func (c *lineConn) readLoop() {
 			msg, reply = c.decode(line)
 		}
 		if reply != nil {
-			if werr := c.writeLine(reply); werr != nil && err == nil {
+			if _, werr := c.writeLine(reply); werr != nil && err == nil {
 				err = werr
 			}
 		}
@@ -175,7 +186,7 @@ func (c *lineConn) readLoop() {
 func (c *lineConn) admit() bool {
 	for {
 		c.mu.Lock()
-		ok := c.inFlight < MaxPendingReplies && c.pending < MaxPendingBytes
+		ok := c.inFlight < MaxPendingReplies && c.inFlight*c.estimate+c.pending < MaxPendingBytes
 		wake := c.wake
 		c.mu.Unlock()
 		if ok {
@@ -252,66 +263,84 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return ctx.Err()
 	default:
 	}
-	data, answered, err := c.encode(msg)
+	parts, answered, err := c.encode(msg)
 	if err != nil {
 		return err
 	}
-	err = c.writeLine(data)
+	n, err := c.writeLine(parts...)
 	if answered {
 		c.mu.Lock()
 		c.inFlight--
+		c.estimate = max(minReplyEstimate, (3*c.estimate+n)/4)
 		c.signal()
 		c.mu.Unlock()
 	}
 	return err
 }
 
-// writeLine writes data and a line break, counting it as pending while it
-// waits for the writer.
-func (c *lineConn) writeLine(data []byte) error {
-	data = append(data, '\n')
+// writeLine writes parts and a line break as one line, counting its bytes
+// as pending while it waits for the writer, and returns its length.
+func (c *lineConn) writeLine(parts ...[]byte) (int, error) {
+	n := 1
+	for _, p := range parts {
+		n += len(p)
+	}
 	c.mu.Lock()
-	c.pending += len(data)
+	c.pending += n
 	c.mu.Unlock()
 	c.writeMu.Lock()
-	_, err := c.w.Write(data)
-	c.writeMu.Unlock()
-	c.mu.Lock()
-	c.pending -= len(data)
-	c.signal()
-	c.mu.Unlock()
-	return err
-}
-
-// encode is msg's wire form. For a reply to a client's request, the SDK's
-// id is replaced by the client's and the request is forgotten (answered
-// reports it): the client may reuse the id once it has the reply.
-func (c *lineConn) encode(msg jsonrpc.Message) (data []byte, answered bool, err error) {
-	data, err = jsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return nil, false, err
-	}
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok {
-		return data, false, nil
-	}
-	sdkID, ok := resp.ID.Raw().(int64)
-	if !ok {
-		return data, false, nil
-	}
-	c.mu.Lock()
-	raw, ok := c.ids[sdkID]
-	if ok {
-		delete(c.ids, sdkID)
-		if k := idKey(raw); c.byKey[k] == sdkID {
-			delete(c.byKey, k)
+	var err error
+	for _, p := range append(parts, newline) {
+		if _, err = c.w.Write(p); err != nil {
+			break
 		}
 	}
+	c.writeMu.Unlock()
+	c.mu.Lock()
+	c.pending -= n
+	c.signal()
 	c.mu.Unlock()
-	if !ok {
-		return data, false, nil
+	return n, err
+}
+
+var newline = []byte{'\n'}
+
+// encode is msg's wire form, in parts to be written one after the other.
+// For a reply to a client's request, the SDK's id is replaced by the
+// client's and the request is forgotten (answered reports it): the client
+// may reuse the id once it has the reply. A result is written as the SDK
+// encoded it, not copied again: a reply of a megabyte costs a megabyte
+// while it waits for the pipe.
+func (c *lineConn) encode(msg jsonrpc.Message) (parts [][]byte, answered bool, err error) {
+	resp, ok := msg.(*jsonrpc.Response)
+	var raw json.RawMessage
+	var sdkID int64
+	if ok {
+		sdkID, ok = resp.ID.Raw().(int64)
 	}
-	return spliceID(data, sdkID, raw), true, nil
+	if ok {
+		c.mu.Lock()
+		raw, ok = c.ids[sdkID]
+		if ok {
+			delete(c.ids, sdkID)
+			if k := idKey(raw); c.byKey[k] == sdkID {
+				delete(c.byKey, k)
+			}
+		}
+		c.mu.Unlock()
+	}
+	if ok && resp.Error == nil && len(resp.Result) > 0 && bytes.IndexByte(resp.Result, '\n') < 0 {
+		head := append(append([]byte(wirePrefix), raw...), `,"result":`...)
+		return [][]byte{head, resp.Result, []byte("}")}, true, nil
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return nil, ok, err
+	}
+	if ok {
+		data = spliceID(data, sdkID, raw)
+	}
+	return [][]byte{data}, ok, nil
 }
 
 // wirePrefix is how jsonrpc.EncodeMessage begins a message with an id: its
