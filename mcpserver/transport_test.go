@@ -2,9 +2,11 @@ package mcpserver_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/mcpserver"
 )
 
 // raw is an `agent-host mcp` process spoken to in JSON-RPC lines, with no
@@ -406,4 +413,47 @@ func TestUnreadClient(t *testing.T) {
 		t.Errorf("peak RSS %.1f MiB, want under 64 MiB", float64(peak)/1024)
 	}
 	r.ping(`"after"`)
+}
+
+// TestRunReplacesIOTransport: Run serves an mcp.IOTransport with a
+// LineTransport (a bad line is answered, a 1.5 id echoed) with the
+// Options' message limit, and returns when the client closes its end,
+// leaving no goroutine behind (goleak, in TestMain).
+func TestRunReplacesIOTransport(t *testing.T) {
+	ws := t.TempDir()
+	h, err := host.New(host.Config{WorkspaceRoot: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	srv, err := mcpserver.New(h, mcpserver.Options{MaxMessageBytes: 500, Log: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(context.Background(), &mcp.IOTransport{Reader: inR, Writer: outW}) }()
+	out := bufio.NewReader(outR)
+	for _, c := range []struct{ send, want string }{
+		{`{"jsonrpc":"2.0","id":1.5,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`, `{"jsonrpc":"2.0","id":1.5,"result":`},
+		{`{bad`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,`},
+		{`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"x":"` + strings.Repeat("x", 500) + `"}}}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"message too long: more than 500 bytes`},
+		{`{"jsonrpc":"2.0","id":"p","method":"ping"}`, `{"jsonrpc":"2.0","id":"p","result":{}}`},
+	} {
+		io.WriteString(inW, c.send+"\n")
+		l, err := out.ReadString('\n')
+		if err != nil || !strings.HasPrefix(l, c.want) {
+			t.Fatalf("sent %.60s: got %q (%v), want %s...", c.send, l, err, c.want)
+		}
+	}
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return when the client closed its end")
+	}
 }
