@@ -9,7 +9,12 @@
 //
 // It builds agent-host from this checkout first. Usage:
 //
-//	go run ./bench/mcp [-calls 1000] [-starts 100] [-bin PATH]
+//   - throughput: calls per second of write_file and read_file with 32
+//     in flight over one session, against the reference server
+//     (@modelcontextprotocol/server-filesystem) when -ref gives it.
+//
+//     go run ./bench/mcp [-calls 1000] [-starts 100] [-bin PATH]
+//     go run ./bench/mcp -only-inflight [-inflight 32] [-ref .../server-filesystem/dist/index.js]
 package main
 
 import (
@@ -33,6 +38,11 @@ func main() {
 	calls := flag.Int("calls", 1000, "read_file calls to time")
 	starts := flag.Int("starts", 100, "process starts to time")
 	prebuilt := flag.String("bin", "", "an agent-host binary to measure instead of building one")
+	k := flag.Int("inflight", 32, "calls in flight for the throughput figure (0: skip it)")
+	kCalls := flag.Int("inflight-calls", 3000, "calls of each tool per throughput run")
+	runs := flag.Int("runs", 5, "throughput runs per server (the median is printed)")
+	ref := flag.String("ref", "", "the reference server's dist/index.js (@modelcontextprotocol/server-filesystem), run with node for comparison")
+	only := flag.Bool("only-inflight", false, "measure only the throughput with -inflight calls in flight")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -56,6 +66,16 @@ func main() {
 		log.Fatal(err)
 	}
 
+	if *k > 0 {
+		servers := []server{{"agent-host", func(ws string) []string { return []string{bin, "mcp", "--root", ws} }}}
+		if *ref != "" {
+			servers = append(servers, server{"reference", func(ws string) []string { return []string{"node", *ref, ws} }})
+		}
+		inflight(dir, servers, *k, *kCalls, *runs)
+	}
+	if *only {
+		return
+	}
 	floors(dir, bin, *starts)
 	st, stCPU := startup(bin, ws, *starts)
 	fmt.Printf("start-up to initialize response (%d starts): median %s, p90 %s, min %s; CPU of the whole run (start, initialize, exit) median %s\n",
