@@ -18,16 +18,16 @@ func init() {
 }
 
 // mcpMemoryLimit is the Go runtime's soft memory limit for `agent-host
-// mcp` when GOMEMLIMIT does not set one: 40 MiB, four times what an idle
+// mcp` when GOMEMLIMIT does not set one: 32 MiB, three times what an idle
 // server holds. The transport bounds what is live at a few MiB of replies
 // (mcpserver.MaxPendingBytes), but making a reply of 1 MiB allocates about
 // 7 MiB (the file, its text, the SDK's two encodings), and with the
 // default pacing (GOGC=100) a burst of such replies lets the heap, and the
 // RSS, grow to several times what is live before the garbage is collected.
 // Near the limit the collector runs sooner; above it (when more than
-// 40 MiB is really live, say 64 reads of 16 MiB files at once) it works
+// 32 MiB is really live, say 64 reads of 16 MiB files at once) it works
 // harder but never fails an allocation.
-const mcpMemoryLimit = 40 << 20
+const mcpMemoryLimit = 32 << 20
 
 // cmdMCP serves MCP over stdio until the client closes stdin (or a
 // SIGINT/SIGTERM). Everything that is not protocol goes to stderr, which
