@@ -4,6 +4,7 @@ go 1.26.5
 
 require (
 	github.com/go-git/gcfg v1.5.1-0.20230307220236-3a3c6141e376
+	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.25.0
@@ -11,7 +12,6 @@ require (
 )
 
 require (
-	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/stretchr/testify v1.11.1 // indirect

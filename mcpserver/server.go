@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agenthost/agenthost/host"
@@ -71,6 +72,9 @@ type Server struct {
 	subs subscriptions
 	rts  clientRoots
 
+	schemasMu sync.Mutex
+	schemas   map[string]*jsonschema.Schema // tool name -> input schema, for checkArguments
+
 	stop  context.Context // Run's context: when it is done, calls in flight are cancelled
 	ready chan struct{}   // closed when the tools are registered
 	wg    sync.WaitGroup  // goroutines the server started (roots requests)
@@ -82,7 +86,7 @@ func New(h *host.Host, opts Options) (*Server, error) {
 	if h == nil {
 		return nil, errors.New("mcpserver: nil Host")
 	}
-	s := &Server{h: h, opts: opts, pub: opts.Publisher, log: opts.Log, stop: context.Background()}
+	s := &Server{h: h, opts: opts, pub: opts.Publisher, log: opts.Log, stop: context.Background(), schemas: map[string]*jsonschema.Schema{}}
 	if s.log == nil {
 		s.log = log.Default()
 	}
@@ -116,7 +120,7 @@ func New(h *host.Host, opts Options) (*Server, error) {
 	// changes), so they can come later.
 	s.addResources()
 	s.ready = make(chan struct{})
-	s.mcp.AddReceivingMiddleware(s.waitReady)
+	s.mcp.AddReceivingMiddleware(s.waitReady, s.checkArguments)
 	go s.register()
 	return s, nil
 }
@@ -245,6 +249,7 @@ func (t *runTool[In, Out]) Run(ctx context.Context, call tools.Call) (json.RawMe
 // does a panic (after the invocation has published its notice), which is
 // logged with its stack: a bug in one tool must not end the session.
 func addTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Context, in In) (*mcp.CallToolResult, Out, error)) {
+	declare[In, Out](s, t)
 	hooks := len(s.opts.Hooks) > 0
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
 		defer func() {
