@@ -3,6 +3,7 @@ module github.com/agenthost/agenthost
 go 1.26.5
 
 require (
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/go-git/gcfg v1.5.1-0.20230307220236-3a3c6141e376
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -75,7 +76,8 @@ func (s *Server) addFileTools() {
 		Name: "read_file",
 		Description: "Read a text file inside the allowed roots and return its contents. " +
 			"Use head or tail to read only the first or last N lines of a long file. " +
-			"Bytes that are not valid UTF-8 are shown as U+FFFD.",
+			"A file that is not text (an image, an archive) comes back as a blob resource with its MIME type; " +
+			"in text, bytes that are not valid UTF-8 are shown as U+FFFD.",
 		Annotations: ro,
 	}, s.readFile)
 	addTool(s, &mcp.Tool{
@@ -130,6 +132,12 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (*mcp.CallToolResu
 	r, err := s.h.ReadFile(ctx, "", in.Path)
 	if err != nil {
 		return nil, nil, s.explain(ctx, in.Path, err)
+	}
+	if strings.ContainsRune(r.Contents, utf8.RuneError) {
+		// Perhaps not text: look at the bytes themselves.
+		if b, st, err := s.readRaw(r.Path); err == nil && !isText(b) {
+			return binaryResult(st, b), nil, nil
+		}
 	}
 	c := r.Contents
 	switch {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"mime"
 	"net/url"
 	"path/filepath"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	hostfs "github.com/agenthost/agenthost/host/fs"
 	"github.com/agenthost/agenthost/invalidation"
 )
 
@@ -103,18 +103,21 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/directory", Text: b.String()}}}, nil
 	}
-	r, err := s.h.ReadFile(ctx, "", p)
+	b, rst, err := s.readRaw(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	if err != nil {
 		return nil, s.explain(ctx, p, err)
 	}
-	mt := mime.TypeByExtension(filepath.Ext(r.Path))
-	if mt == "" {
-		mt = "text/plain"
+	mt := mimeType(rst.Path, b)
+	if !isText(b) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mt, Blob: b}}}, nil
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mt, Text: r.Contents}}}, nil
+	if !strings.HasPrefix(mt, "text/") && !strings.Contains(mt, "json") && !strings.Contains(mt, "xml") && !strings.Contains(mt, "javascript") {
+		mt = "text/plain" // text, whatever its name says (a .bin that holds text)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mt, Text: hostfs.Lossy(b)}}}, nil
 }
 
 // subscriptions are the session's resource subscriptions: the URI as the

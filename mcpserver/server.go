@@ -287,11 +287,14 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Context, i
 	})
 }
 
-// addTools registers every tool: the file tools, the walk tools,
-// send_user_file, and exec and run_capture when AllowExec is set.
+// addTools registers every tool: the file tools, read_media_file, the
+// walk tools, directory_tree and search_files, send_user_file, and exec
+// and run_capture when AllowExec is set.
 func (s *Server) addTools() {
 	s.addFileTools()
+	s.addMediaTool()
 	s.addWalkTools()
+	s.addTreeTools()
 	s.addSendTool()
 	if s.opts.AllowExec {
 		s.addExecTools()

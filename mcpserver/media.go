@@ -1,0 +1,135 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agenthost/agenthost/host"
+	hostfs "github.com/agenthost/agenthost/host/fs"
+)
+
+// maxRawRead is the largest file read as bytes (read_media_file, a binary
+// read_file or resources/read): the Host's default read limit. A reply
+// carries it base64-encoded, a third larger.
+const maxRawRead = hostfs.DefaultMaxReadBytes
+
+// mediaTypes names the image and audio types by extension, as the
+// reference server's table does. They come before the system's table
+// (mime.TypeByExtension reads /etc/mime.types, which differs from machine
+// to machine and often lacks audio), so a file is typed the same anywhere.
+var mediaTypes = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+	".webp": "image/webp", ".bmp": "image/bmp", ".svg": "image/svg+xml", ".ico": "image/x-icon",
+	".tif": "image/tiff", ".tiff": "image/tiff", ".avif": "image/avif", ".heic": "image/heic",
+	".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".oga": "audio/ogg",
+	".opus": "audio/opus", ".flac": "audio/flac", ".m4a": "audio/mp4", ".aac": "audio/aac",
+	".weba": "audio/webm", ".mid": "audio/midi", ".midi": "audio/midi",
+}
+
+// mimeType is the type of a file named name that begins with head: by
+// extension (mediaTypes, then the system's table), else sniffed from the
+// bytes (http.DetectContentType: "application/octet-stream" when nothing
+// fits).
+func mimeType(name string, head []byte) string {
+	ext := strings.ToLower(filepath.Ext(name))
+	if t, ok := mediaTypes[ext]; ok {
+		return t
+	}
+	if t := mime.TypeByExtension(ext); t != "" {
+		return t
+	}
+	return http.DetectContentType(head)
+}
+
+// isText reports whether b reads as text: valid UTF-8, or bytes that
+// sniff as text (Latin-1 prose, say, which read_file shows with U+FFFD for
+// the bytes that are not UTF-8, rather than as a blob no model can read).
+func isText(b []byte) bool {
+	return utf8.Valid(b) || strings.HasPrefix(http.DetectContentType(b), "text/")
+}
+
+// readRaw reads a regular file through the jail as bytes, up to
+// maxRawRead. The descriptor the jail opened is the one checked (regular,
+// size) and read, and the open never blocks (a FIFO swapped in). Errors
+// wrap those of the jail, host.ErrNotRegular or host.ErrTooLarge.
+func (s *Server) readRaw(path string) ([]byte, host.FileStat, error) {
+	f, canon, err := s.h.Jail().OpenFile("", path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, host.FileStat{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, host.FileStat{}, err
+	}
+	st := host.FileStat{Path: canon, Size: fi.Size(), Mode: fi.Mode(), ModTime: fi.ModTime(), IsDir: fi.IsDir()}
+	if !fi.Mode().IsRegular() {
+		return nil, st, &iofs.PathError{Op: "read", Path: path, Err: host.ErrNotRegular}
+	}
+	if fi.Size() > maxRawRead {
+		return nil, st, &iofs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes > %d", host.ErrTooLarge, fi.Size(), maxRawRead)}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxRawRead+1))
+	if err != nil {
+		return nil, st, err
+	}
+	if len(b) > maxRawRead {
+		return nil, st, &iofs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: it grew past %d bytes while read", host.ErrTooLarge, maxRawRead)}
+	}
+	return b, st, nil
+}
+
+type readMediaIn struct {
+	Path string `json:"path" jsonschema:"the image or audio file to read: absolute, or relative to the workspace root"`
+}
+
+func (s *Server) addMediaTool() {
+	addTool(s, &mcp.Tool{
+		Name: "read_media_file",
+		Description: "Read an image or audio file and return it as MCP image or audio content (base64 data with its MIME type), " +
+			"which a client can show or pass to a model that sees images. Any other file comes back as a blob resource. " +
+			"The type is taken from the extension, else from the bytes.",
+	}, s.readMedia)
+}
+
+func (s *Server) readMedia(ctx context.Context, in readMediaIn) (*mcp.CallToolResult, any, error) {
+	b, st, err := s.readRaw(in.Path)
+	if err != nil {
+		return nil, nil, s.explain(ctx, in.Path, err)
+	}
+	mt := mimeType(st.Path, b)
+	var c mcp.Content
+	switch {
+	case strings.HasPrefix(mt, "image/"):
+		c = &mcp.ImageContent{Data: b, MIMEType: mt}
+	case strings.HasPrefix(mt, "audio/"):
+		c = &mcp.AudioContent{Data: b, MIMEType: mt}
+	default:
+		c = &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: FileURI(st.Path), MIMEType: mt, Blob: b}}
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{c}}, nil, nil
+}
+
+// binaryResult is read_file's result for a file that is not text: a line
+// saying so and the bytes as a blob resource.
+func binaryResult(st host.FileStat, b []byte) *mcp.CallToolResult {
+	mt := mimeType(st.Path, b)
+	note := fmt.Sprintf("%s is not text (%s, %d bytes): its bytes follow as a blob.", st.Path, mt, len(b))
+	if strings.HasPrefix(mt, "image/") || strings.HasPrefix(mt, "audio/") {
+		note += " read_media_file returns it as image or audio content."
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: note},
+		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: FileURI(st.Path), MIMEType: mt, Blob: b}},
+	}}
+}

@@ -1,0 +1,205 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/host/walk"
+)
+
+// DefaultTreeEntries is how many entries directory_tree returns when the
+// call sets no limit: walk's default, for the same reason (a model's
+// context). At most MaxWalkEntries.
+const DefaultTreeEntries = DefaultWalkEntries
+
+type treeIn struct {
+	Path       string `json:"path,omitempty" jsonschema:"the directory to show (default: the workspace root)"`
+	MaxDepth   int    `json:"maxDepth,omitempty" jsonschema:"how deep to go: 1 shows only the directory's children; 0 or absent is unlimited"`
+	MaxEntries int    `json:"maxEntries,omitempty" jsonschema:"the most entries to return (default 2000, at most 50000)"`
+	Hidden     bool   `json:"hidden,omitempty" jsonschema:"include names starting with a dot (.git itself is never shown)"`
+	NoIgnore   bool   `json:"noIgnore,omitempty" jsonschema:"do not apply .gitignore, .git/info/exclude or the global excludes file"`
+}
+
+// TreeNode is one entry of directory_tree: a file (a symbolic link is
+// shown as a file, never followed) or a directory with its children.
+type TreeNode struct {
+	Name     string      `json:"name" jsonschema:"the entry's name (any bytes a file name may hold; JSON escapes control characters)"`
+	Type     string      `json:"type" jsonschema:"file or directory"`
+	Children []*TreeNode `json:"children,omitempty" jsonschema:"a directory's entries, in name order (absent: none, or not entered because of maxDepth)"`
+}
+
+// TreeOut is directory_tree's structured output.
+type TreeOut struct {
+	Root      string      `json:"root" jsonschema:"the canonical path of the directory shown"`
+	Entries   []*TreeNode `json:"entries" jsonschema:"its entries, in name order"`
+	Truncated bool        `json:"truncated" jsonschema:"true when maxEntries cut the tree"`
+	Unread    []string    `json:"unread,omitempty" jsonschema:"directories that could not be read, with why"`
+}
+
+func (s *Server) addTreeTools() {
+	addTool(s, &mcp.Tool{
+		Name: "directory_tree",
+		Description: "Show the tree under a directory as JSON, the way git sees it: each entry {name, type: file|directory, children}. " +
+			"Files ignored by .gitignore, .git/info/exclude or the global excludes file are left out and ignored directories are not entered; " +
+			"dot-files only with hidden. Limit it with maxDepth and maxEntries (default 2000); truncated says whether it was cut.",
+		OutputSchema: treeOutSchema(),
+	}, s.directoryTree)
+	addTool(s, &mcp.Tool{
+		Name: "search_files",
+		Description: "Find files and directories under a directory whose path matches a glob pattern (doublestar: *, ?, [a-z], {a,b}, ** for any depth), " +
+			"over the same git-aware walk as walk: ignored files are left out, dot-files only with hidden. " +
+			"A pattern without a slash matches the name at any depth (\"*.go\"); one with a slash matches the path relative to the directory (\"cmd/**/*_test.go\"). " +
+			"One match per line, directories with a trailing /.",
+	}, s.searchFiles)
+}
+
+// walkLimit is the entry limit of a listing tool's call: def when the call
+// sets none, never more than MaxWalkEntries.
+func walkLimit(n, def int) (int, error) {
+	if n < 0 {
+		return 0, errors.New(`argument "maxEntries" must not be negative`)
+	}
+	if n == 0 {
+		n = def
+	}
+	return min(n, MaxWalkEntries), nil
+}
+
+func (s *Server) directoryTree(ctx context.Context, in treeIn) (*mcp.CallToolResult, TreeOut, error) {
+	path := in.Path
+	if path == "" {
+		path = "."
+	}
+	if in.MaxDepth < 0 {
+		return nil, TreeOut{}, errors.New(`argument "maxDepth" must not be negative`)
+	}
+	limit, err := walkLimit(in.MaxEntries, DefaultTreeEntries)
+	if err != nil {
+		return nil, TreeOut{}, err
+	}
+	st, err := s.h.Stat(ctx, "", path)
+	if err != nil {
+		return nil, TreeOut{}, s.explain(ctx, path, err)
+	}
+	if !st.IsDir {
+		return nil, TreeOut{}, fmt.Errorf("%s is a file, not a directory: use stat or read_file", quote(path))
+	}
+	ents, werr := s.h.Walk(ctx, "", st.Path, host.WalkOptions{
+		Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxDepth: in.MaxDepth, MaxEntries: limit + 1,
+	})
+	if werr != nil && !isPartial(werr) {
+		return nil, TreeOut{}, s.explain(ctx, path, werr)
+	}
+	out := TreeOut{Root: st.Path, Entries: []*TreeNode{}, Truncated: len(ents) > limit, Unread: unreadDirs(werr)}
+	if out.Truncated {
+		ents = ents[:limit]
+	}
+	// Entries come sorted by path, so a directory comes before what is in
+	// it; a limited walk keeps whole directories before entering any of
+	// their subdirectories, so every kept entry's parent is kept too.
+	dirs := map[string]*TreeNode{}
+	for _, e := range ents {
+		rel, err := filepath.Rel(st.Path, e.Path)
+		if err != nil || e.Depth == 0 {
+			continue
+		}
+		n := &TreeNode{Name: filepath.Base(rel), Type: "file"}
+		if e.IsDir {
+			n.Type = "directory"
+			dirs[rel] = n
+		}
+		if parent := filepath.Dir(rel); parent == "." {
+			out.Entries = append(out.Entries, n)
+		} else if p := dirs[parent]; p != nil {
+			p.Children = append(p.Children, n)
+		}
+	}
+	b, err := json.MarshalIndent(out.Entries, "", "  ")
+	if err != nil {
+		return nil, TreeOut{}, err
+	}
+	var note strings.Builder
+	if out.Truncated {
+		fmt.Fprintf(&note, "\n(cut at %d entries: narrow the path, lower maxDepth or raise maxEntries)", limit)
+	}
+	for _, u := range out.Unread {
+		fmt.Fprintf(&note, "\n(not read: %s)", u)
+	}
+	return text(string(b) + note.String()), out, nil
+}
+
+// unreadDirs lists the directories a partial walk could not read.
+func unreadDirs(err error) []string {
+	if err == nil {
+		return nil
+	}
+	var pe *walk.PartialError
+	var out []string
+	if errors.As(err, &pe) {
+		for _, e := range pe.Errs {
+			out = append(out, e.Error())
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, err.Error())
+	}
+	return out
+}
+
+// listName is a path as a line of a listing: as it is, or quoted like a Go
+// string when it could be misread (a line break that would make one name
+// two lines, another control character, a byte that is not UTF-8, a
+// leading quote or space). Structured content always has it exactly.
+func listName(p string) string {
+	if p == "" || !utf8.ValidString(p) || p[0] == '"' || p[0] == ' ' || strings.HasSuffix(p, " ") {
+		return strconv.Quote(p)
+	}
+	for _, r := range p {
+		if unicode.IsControl(r) || r == utf8.RuneError || r == '\u2028' || r == '\u2029' {
+			return strconv.Quote(p)
+		}
+	}
+	return p
+}
+
+// treeOutSchema is TreeOut's schema, written out because a TreeNode holds
+// TreeNodes, a cycle schema inference refuses: each node is a $ref to
+// $defs/node.
+func treeOutSchema() *jsonschema.Schema {
+	str := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: d} }
+	// Schemas must form a tree: a new value at each place.
+	closed := func() *jsonschema.Schema { return &jsonschema.Schema{Not: &jsonschema.Schema{}} }
+	node := func() *jsonschema.Schema { return &jsonschema.Schema{Ref: "#/$defs/node"} }
+	return &jsonschema.Schema{
+		Type: "object",
+		Defs: map[string]*jsonschema.Schema{"node": {
+			Type: "object",
+			Properties: map[string]*jsonschema.Schema{
+				"name":     str("the entry's name (any bytes a file name may hold; JSON escapes control characters)"),
+				"type":     {Type: "string", Enum: []any{"file", "directory"}, Description: "file (a symbolic link too, never followed) or directory"},
+				"children": {Type: "array", Items: node(), Description: "a directory's entries, in name order (absent: none, or not entered because of maxDepth)"},
+			},
+			Required:             []string{"name", "type"},
+			AdditionalProperties: closed(),
+		}},
+		Properties: map[string]*jsonschema.Schema{
+			"root":      str("the canonical path of the directory shown"),
+			"entries":   {Type: "array", Items: node(), Description: "its entries, in name order"},
+			"truncated": {Type: "boolean", Description: "true when maxEntries cut the tree"},
+			"unread":    {Type: "array", Items: &jsonschema.Schema{Type: "string"}, Description: "directories that could not be read, with why"},
+		},
+		Required:             []string{"root", "entries", "truncated"},
+		AdditionalProperties: closed(),
+	}
+}
