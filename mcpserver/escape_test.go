@@ -71,6 +71,17 @@ var escapeOps = []escapeOp{
 	toolOp("list_directory", false, false, func(p string) map[string]any { return map[string]any{"path": p} }),
 	defaultable(toolOp("walk", false, false, func(p string) map[string]any { return map[string]any{"path": p, "hidden": true, "noIgnore": true} })),
 	toolOp("check_ignore", true, false, func(p string) map[string]any { return map[string]any{"paths": []string{p}} }),
+	{name: "read_media_file", run: func(s *server, p string) (string, bool) {
+		res, err := s.callRaw("read_media_file", map[string]any{"path": p})
+		if err != nil {
+			return err.Error(), true
+		}
+		return allContent(res), res.IsError
+	}},
+	defaultable(toolOp("directory_tree", false, false, func(p string) map[string]any { return map[string]any{"path": p, "hidden": true, "noIgnore": true} })),
+	defaultable(toolOp("search_files", false, false, func(p string) map[string]any {
+		return map[string]any{"path": p, "pattern": "*", "hidden": true, "noIgnore": true}
+	})),
 	toolOp("send_user_file", false, true, func(p string) map[string]any { return map[string]any{"files": []string{p}} }),
 	defaultable(toolOp("exec cwd", false, true, func(p string) map[string]any { return map[string]any{"command": "ls -a; cat * 2>/dev/null", "cwd": p} })),
 	defaultable(toolOp("run_capture cwd", false, true, func(p string) map[string]any {

@@ -202,7 +202,10 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 		s.pub.Flush(cctx)
 	}
 	cancelSink()
-	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) {
+	// The client going away is a clean end, whichever way the transport
+	// saw it (io.ErrClosedPipe: a write after the other end of an
+	// in-memory pipe closed).
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) {
 		err = nil
 	}
 	return err

@@ -18,8 +18,8 @@ import (
 )
 
 var fileTools = []string{
-	"check_ignore", "create_directory", "edit_file", "list_directory", "list_roots", "move_file",
-	"read_file", "read_multiple_files", "remove_file", "send_user_file", "stat", "walk", "write_file",
+	"check_ignore", "create_directory", "directory_tree", "edit_file", "list_directory", "list_roots", "move_file",
+	"read_file", "read_media_file", "read_multiple_files", "remove_file", "search_files", "send_user_file", "stat", "walk", "write_file",
 }
 
 func toolNames(t *testing.T, s *server) []string {
