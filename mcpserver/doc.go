@@ -32,6 +32,12 @@
 // renames between two directories opened through the jail and never
 // replaces anything.
 //
+// Over a stream (stdin and stdout) the server reads and writes its own
+// lines (LineTransport, docs/adr/0007): a line that is not a valid message
+// is answered with a JSON-RPC error and the session goes on, ids come back
+// exactly as the client wrote them, and a client that stops reading makes
+// the server stop reading too, instead of holding every reply.
+//
 // # Not guaranteed
 //
 // The exec and run_capture tools, offered only with Options.AllowExec, run

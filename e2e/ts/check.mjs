@@ -7,9 +7,12 @@
 // root, and checks: the tool list (no exec without --allow-exec), a write
 // and a read back, an edit with its diff, a read in the client's root, a
 // refused escape (isError, naming the roots, the outside file unread), and a
-// resources/updated notification for a subscribed file after a write. It
+// resources/updated notification for a subscribed file after a write,
+// directory_tree and search_files (their structured content checked by the
+// SDK against their output schemas), and a PNG read exactly. It
 // prints one line per check and exits non-zero on the first failure.
 import assert from "node:assert/strict";
+import fs from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -107,6 +110,29 @@ try {
   const rr = await client.readResource({ uri });
   assert.equal(rr.contents[0].text, "changed\n");
   ok("read the resource");
+
+  // The SDK checks structuredContent against each tool's outputSchema
+  // (directory_tree's is recursive, through $defs): a mismatch throws.
+  res = await client.callTool({ name: "directory_tree", arguments: {} });
+  assert.ok(!res.isError, text(res));
+  assert.ok(res.structuredContent.entries.some((e) => e.name === "hello.txt" && e.type === "file"), JSON.stringify(res.structuredContent));
+  res = await client.callTool({ name: "search_files", arguments: { pattern: "*.txt" } });
+  assert.ok(!res.isError, text(res));
+  assert.deepEqual(res.structuredContent.matches, [{ path: "hello.txt", type: "file" }]);
+  ok("directory_tree and search_files, structured content valid against their output schemas");
+
+  const png = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a7e1e6b00000000049454e44ae426082", "hex");
+  await client.callTool({ name: "write_file", arguments: { path: "dot.png", content: "" } });
+  fs.writeFileSync(join(ws, "dot.png"), png);
+  res = await client.callTool({ name: "read_media_file", arguments: { path: "dot.png" } });
+  assert.ok(!res.isError, JSON.stringify(res));
+  assert.equal(res.content[0].type, "image");
+  assert.equal(res.content[0].mimeType, "image/png");
+  assert.ok(Buffer.from(res.content[0].data, "base64").equals(png), "the image's bytes changed");
+  const pr = await client.readResource({ uri: pathToFileURL(join(ws, "dot.png")).href });
+  assert.equal(pr.contents[0].mimeType, "image/png");
+  assert.ok(Buffer.from(pr.contents[0].blob, "base64").equals(png), "the blob's bytes changed");
+  ok("read_media_file and resources/read give a PNG's bytes exactly, typed image/png");
 
   await client.close();
   clearTimeout(timeout);
