@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -455,5 +456,18 @@ func TestRunReplacesIOTransport(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not return when the client closed its end")
+	}
+}
+
+// TestMaxMessageBytesFlag: a limit that is not a positive number of bytes
+// is a usage error (exit 2) that names the flag.
+func TestMaxMessageBytesFlag(t *testing.T) {
+	for _, v := range []string{"0", "-1", "x"} {
+		cmd := exec.Command(bin, "mcp", "--root", t.TempDir(), "--max-message-bytes", v)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "max-message-bytes") {
+			t.Errorf("--max-message-bytes %s: %v %s", v, err, out)
+		}
 	}
 }
