@@ -223,6 +223,10 @@ func TestIDsEchoedExactly(t *testing.T) {
 		if l := r.line(); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[{"type":"text","text":"x"}]`) {
 			t.Errorf("tools/call with id %s: %s", id, l)
 		}
+		r.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"no/such/method"}`)
+		if e := parseReply(t, r.line()); string(e.ID) != id || e.Error == nil || e.Error.Code != -32601 {
+			t.Errorf("unknown method with id %s: id %s, error %+v", id, e.ID, e.Error)
+		}
 		r.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"no_such_tool"}}`)
 		if e := parseReply(t, r.line()); string(e.ID) != id || (e.Error == nil && !strings.Contains(string(e.Result), `"isError":true`)) {
 			t.Errorf("unknown tool with id %s: id %s", id, e.ID)
