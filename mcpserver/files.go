@@ -135,7 +135,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (*mcp.CallToolResu
 	}
 	if strings.ContainsRune(r.Contents, utf8.RuneError) {
 		// Perhaps not text: look at the bytes themselves.
-		if b, st, err := s.readRaw(r.Path); err == nil && !isText(b) {
+		if b, st, err := s.readRaw(ctx, r.Path); err == nil && !isText(b) {
 			return binaryResult(st, b), nil, nil
 		}
 	}

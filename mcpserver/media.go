@@ -7,7 +7,6 @@ import (
 	iofs "io/fs"
 	"mime"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -58,26 +57,19 @@ func isText(b []byte) bool {
 	return utf8.Valid(b) || strings.HasPrefix(http.DetectContentType(b), "text/")
 }
 
-// readRaw reads a regular file through the jail as bytes, up to
-// maxRawRead. The descriptor the jail opened is the one checked (regular,
-// size) and read, and the open never blocks (a FIFO swapped in). Errors
-// wrap those of the jail, host.ErrNotRegular or host.ErrTooLarge.
-func (s *Server) readRaw(path string) ([]byte, host.FileStat, error) {
-	f, canon, err := s.h.Jail().OpenFile("", path, os.O_RDONLY|openNonblock, 0)
+// readRaw reads a regular file through the jail as bytes (Host.OpenFile:
+// the descriptor the jail opened is the one checked and read, and the open
+// never blocks on a FIFO), up to maxRawRead. Errors wrap those of
+// Host.OpenFile (host.ErrEscape, fs.ErrNotExist, host.ErrNotRegular) or
+// host.ErrTooLarge.
+func (s *Server) readRaw(ctx context.Context, path string) ([]byte, host.FileStat, error) {
+	f, st, err := s.h.OpenFile(ctx, "", path)
 	if err != nil {
-		return nil, host.FileStat{}, err
+		return nil, st, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, host.FileStat{}, err
-	}
-	st := host.FileStat{Path: canon, Size: fi.Size(), Mode: fi.Mode(), ModTime: fi.ModTime(), IsDir: fi.IsDir()}
-	if !fi.Mode().IsRegular() {
-		return nil, st, &iofs.PathError{Op: "read", Path: path, Err: host.ErrNotRegular}
-	}
-	if fi.Size() > maxRawRead {
-		return nil, st, &iofs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes > %d", host.ErrTooLarge, fi.Size(), maxRawRead)}
+	if st.Size > maxRawRead {
+		return nil, st, &iofs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes > %d", host.ErrTooLarge, st.Size, maxRawRead)}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxRawRead+1))
 	if err != nil {
@@ -103,7 +95,7 @@ func (s *Server) addMediaTool() {
 }
 
 func (s *Server) readMedia(ctx context.Context, in readMediaIn) (*mcp.CallToolResult, any, error) {
-	b, st, err := s.readRaw(in.Path)
+	b, st, err := s.readRaw(ctx, in.Path)
 	if err != nil {
 		return nil, nil, s.explain(ctx, in.Path, err)
 	}

@@ -103,7 +103,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/directory", Text: b.String()}}}, nil
 	}
-	b, rst, err := s.readRaw(p)
+	b, rst, err := s.readRaw(ctx, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}

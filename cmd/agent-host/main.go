@@ -38,7 +38,7 @@ var synopses = map[string]string{
 	"rm":           "rm [flags] PATH",
 	"exec":         "exec [flags] -- COMMAND",
 	"hook":         "hook [--max-bytes N] [--deadline D] < HOOK-JSON",
-	"mcp":          "mcp [--root DIR]... [--add-dir DIR]... [--allow-exec]",
+	"mcp":          "mcp [--root DIR]... [--add-dir DIR]... [--allow-exec] [--max-message-bytes N]",
 }
 
 // synopsis is the command's usage line after "agent-host ".

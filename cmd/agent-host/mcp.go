@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log"
 	"os"
@@ -42,12 +41,10 @@ func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(pos) != 0 {
-		fmt.Fprintln(stderr, "usage: agent-host mcp [--root DIR]... [--add-dir DIR]... [--allow-exec] [--max-message-bytes N]")
-		return 2
+		return usageFail(stderr, "mcp", "takes no arguments, got %d", len(pos))
 	}
 	if *maxMsg <= 0 {
-		fmt.Fprintln(stderr, "agent-host mcp: --max-message-bytes must be positive")
-		return 2
+		return usageFail(stderr, "mcp", "--max-message-bytes must be a positive number of bytes, not %d", *maxMsg)
 	}
 	h, err := hf.open()
 	if err != nil {
