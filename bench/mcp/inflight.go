@@ -28,7 +28,7 @@ type server struct {
 // It prints the median of runs for each server and, with more than one,
 // the ratio to the first.
 func inflight(dir string, servers []server, k, calls, runs int) {
-	type result struct{ write, read []float64 }
+	type result struct{ write, read, cpu []float64 }
 	res := make([]result, len(servers))
 	for r := range runs {
 		for i, s := range servers {
@@ -37,17 +37,18 @@ func inflight(dir string, servers []server, k, calls, runs int) {
 				log.Fatal(err)
 			}
 			ws, _ = filepath.EvalSymlinks(ws)
-			w, rd := inflightRun(s, ws, k, calls)
+			w, rd, cpu := inflightRun(s, ws, k, calls)
 			res[i].write = append(res[i].write, w)
 			res[i].read = append(res[i].read, rd)
+			res[i].cpu = append(res[i].cpu, cpu)
 		}
 	}
 	med := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
 	for i, s := range servers {
-		w, rd := med(res[i].write), med(res[i].read)
-		fmt.Printf("%d in flight, %s: write_file %.0f calls/s, read_file %.0f calls/s (median of %d runs of %d calls)", k, s.name, w, rd, runs, calls)
+		w, rd, cpu := med(res[i].write), med(res[i].read), med(res[i].cpu)
+		fmt.Printf("%d in flight, %s: write_file %.0f calls/s, read_file %.0f calls/s, server CPU %.0f µs a call (median of %d runs of %d calls each)", k, s.name, w, rd, cpu, runs, calls)
 		if i > 0 {
-			fmt.Printf("; %s / %s: write %.2fx, read %.2fx", servers[0].name, s.name, med(res[0].write)/w, med(res[0].read)/rd)
+			fmt.Printf("; %s / %s: write %.2fx, read %.2fx, CPU a call %.2fx", servers[0].name, s.name, med(res[0].write)/w, med(res[0].read)/rd, med(res[0].cpu)/cpu)
 		}
 		fmt.Println()
 	}
@@ -55,8 +56,10 @@ func inflight(dir string, servers []server, k, calls, runs int) {
 
 // inflightRun starts s on ws, initializes, and times calls write_file
 // calls then calls read_file calls, k in flight; it returns calls per
-// second of each.
-func inflightRun(s server, ws string, k, calls int) (write, read float64) {
+// second of each, and the server's CPU time (user and system, start to
+// exit) per call: on a loaded machine the rates measure the neighbours
+// too, the CPU time the server.
+func inflightRun(s server, ws string, k, calls int) (write, read, cpuPerCall float64) {
 	argv := s.argv(ws)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = io.Discard
@@ -65,7 +68,12 @@ func inflightRun(s server, ws string, k, calls int) (write, read float64) {
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
 	}
-	defer func() { stdin.Close(); cmd.Wait() }()
+	defer func() {
+		stdin.Close()
+		cmd.Wait()
+		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		cpuPerCall = float64(cpu.Microseconds()) / float64(2*calls)
+	}()
 	out := bufio.NewReaderSize(stdout, 1<<20)
 	io.WriteString(stdin, initLine)
 	if l, err := out.ReadString('\n'); err != nil || !strings.Contains(l, `"result"`) {
@@ -88,7 +96,7 @@ func inflightRun(s server, ws string, k, calls int) (write, read float64) {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"path":%q}}}`+"\n",
 			1000+calls+i, readTool, filepath.Join(ws, fmt.Sprintf("f%02d.txt", i%64)))
 	})
-	return write, read
+	return write, read, 0
 }
 
 // runGated sends calls requests with k in flight, a new one per reply,
