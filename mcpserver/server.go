@@ -314,7 +314,8 @@ func text(s string) *mcp.CallToolResult {
 func (s *Server) lineTransport(t mcp.Transport) mcp.Transport {
 	switch t := t.(type) {
 	case *mcp.StdioTransport:
-		return &LineTransport{Reader: os.Stdin, Writer: os.Stdout, MaxMessageBytes: s.opts.MaxMessageBytes}
+		// As the SDK's: stdout is not closed with the session.
+		return &LineTransport{Reader: os.Stdin, Writer: struct{ io.Writer }{os.Stdout}, MaxMessageBytes: s.opts.MaxMessageBytes}
 	case *mcp.IOTransport:
 		return &LineTransport{Reader: t.Reader, Writer: t.Writer, MaxMessageBytes: s.opts.MaxMessageBytes}
 	case *LineTransport:
