@@ -35,7 +35,7 @@ const mcpMemoryLimit = 32 << 20
 func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, hf := newRootsFlagSet("mcp", stderr)
 	allowExec := fs.Bool("allow-exec", false, "offer the exec and run_capture tools (commands are not confined by the jail)")
-	maxMsg := fs.Int("max-message-bytes", mcpserver.DefaultMaxMessageBytes, "the longest message (one line) read from the client; a longer one is answered with an error")
+	maxMsg := fs.Int("max-message-bytes", mcpserver.DefaultMaxMessageBytes, "the longest message (one line) read from the client, in `N` bytes; a longer one is answered with an error naming the limit")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
