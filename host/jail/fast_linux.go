@@ -1,23 +1,35 @@
 package jail
 
 import (
-	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
 
 // noOpenat2 is set once openat2 is found missing (Linux before 5.6) or
-// forbidden (a seccomp filter); the slow walk then does all the work.
+// forbidden (a seccomp filter), or at start by NoOpenat2Env; the walk
+// then does all the work, one component at a time (the macOS and BSD
+// path).
 var noOpenat2 atomic.Bool
 
-var errSlow = errors.New("jail: take the slow path")
+// NoOpenat2Env is the environment variable that, set to anything
+// non-empty when the process starts, switches openat2 off: every
+// resolution takes the portable descriptor walk alone. It is a testing and
+// diagnostic knob (the test suites run the escape table and the race tests
+// a second time with it), read once at start; it never widens what the
+// jail allows.
+const NoOpenat2Env = "AGENTHOST_NO_OPENAT2"
+
+func init() {
+	if os.Getenv(NoOpenat2Env) != "" {
+		noOpenat2.Store(true)
+	}
+}
 
 // beneath makes the kernel refuse any symbolic link and any escape from
-// the directory; whatever it refuses, the slow walk judges.
+// the directory; whatever it refuses, the walk judges.
 var beneath = unix.OpenHow{Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
 
 func openat2(dirfd int, rel string, flag int, perm fs.FileMode) (int, error) {
@@ -34,53 +46,30 @@ func openat2(dirfd int, rel string, flag int, perm fs.FileMode) (int, error) {
 		if err == unix.ENOSYS {
 			// Before Linux 5.6, or a seccomp filter that answers ENOSYS.
 			// (An EPERM may concern one file only, and costs just the
-			// slow path for that call.)
+			// walk for that call.)
 			noOpenat2.Store(true)
 		}
 		return fd, err
 	}
 }
 
-// locateFast resolves abs with one openat2 for its parent directory when abs
-// is a plain path under a root; any doubt returns errSlow.
-func (j *Jail) locateFast(rs *rootSet, abs string) (*Location, error) {
-	if j.policy == Unrestricted {
-		rs = j.slashSet
-	}
-	r, rel := rs.containing(abs)
-	if r == nil || !cleanRel(rel) {
-		return nil, errSlow
-	}
-	dir, name := filepath.Split(rel)
-	if dir == "" {
-		return &Location{Dir: r.dir, Name: name, Path: abs, j: j}, nil
-	}
-	if noOpenat2.Load() {
-		return nil, errSlow
-	}
-	fd, err := openat2(r.dir.fd, dir[:len(dir)-1], oPath|unix.O_DIRECTORY, 0)
+// openBeneath opens rel (names only, no "..") below d with one openat2
+// that refuses every symbolic link, the final one included. The file's
+// Name is name.
+func (d *Dir) openBeneath(rel string, flag int, perm fs.FileMode, name string) (*os.File, error) {
+	fd, err := openat2(d.fd, rel, flag, perm)
 	if err != nil {
-		return nil, errSlow
+		return nil, err
 	}
-	return &Location{Dir: &Dir{fd: fd}, Name: name, Path: abs, owned: true, j: j}, nil
+	return os.NewFile(uintptr(fd), name), nil
 }
 
-// openFast opens abs with a single openat2 when it is a plain path under a
-// root with no symbolic link on the way.
-func (j *Jail) openFast(rs *rootSet, abs string, flag int, perm fs.FileMode) (*os.File, string, bool) {
-	if noOpenat2.Load() {
-		return nil, "", false
-	}
-	if j.policy == Unrestricted {
-		rs = j.slashSet
-	}
-	r, rel := rs.containing(abs)
-	if r == nil || !cleanRel(rel) {
-		return nil, "", false
-	}
-	fd, err := openat2(r.dir.fd, rel, flag, perm)
+// openDirBeneath opens the directory rel (names only) below d, to stand
+// in, with one openat2 that refuses every symbolic link.
+func (d *Dir) openDirBeneath(rel string) (*Dir, error) {
+	fd, err := openat2(d.fd, rel, oPath|unix.O_DIRECTORY, 0)
 	if err != nil {
-		return nil, "", false
+		return nil, err
 	}
-	return os.NewFile(uintptr(fd), abs), abs, true
+	return &Dir{fd: fd}, nil
 }

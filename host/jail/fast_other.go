@@ -6,12 +6,23 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"sync/atomic"
 )
 
-var errSlow = errors.New("jail: take the slow path")
+// noOpenat2 is always set here: only Linux has openat2, and the walk does
+// all the work.
+var noOpenat2 atomic.Bool
 
-func (j *Jail) locateFast(rs *rootSet, abs string) (*Location, error) { return nil, errSlow }
+// NoOpenat2Env is the environment variable that switches openat2 off on
+// Linux (see there); here there is none to switch off.
+const NoOpenat2Env = "AGENTHOST_NO_OPENAT2"
 
-func (j *Jail) openFast(rs *rootSet, abs string, flag int, perm fs.FileMode) (*os.File, string, bool) {
-	return nil, "", false
+func init() { noOpenat2.Store(true) }
+
+var errNoOpenat2 = errors.New("jail: no openat2 on this platform")
+
+func (d *Dir) openBeneath(rel string, flag int, perm fs.FileMode, name string) (*os.File, error) {
+	return nil, errNoOpenat2
 }
+
+func (d *Dir) openDirBeneath(rel string) (*Dir, error) { return nil, errNoOpenat2 }

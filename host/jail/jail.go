@@ -113,25 +113,26 @@ func (e *EscapeError) Error() string {
 func (e *EscapeError) Unwrap() error { return ErrEscape }
 
 // Jail is a set of roots and a policy. Its methods are safe to use from many
-// goroutines at once, AddRoot included.
+// goroutines at once, AddRoot and RemoveRoot included.
 type Jail struct {
 	policy Policy
 	home   string
 
-	mu     sync.Mutex   // serializes AddRoot and Close
-	inUse  sync.RWMutex // held for reading by every operation, for writing by Close
+	mu     sync.Mutex // serializes AddRoot, RemoveRoot and Close
 	roots  atomic.Pointer[rootSet]
 	closed atomic.Bool
 
-	// slashSet is the single root "/" that operations walk from under the
-	// Unrestricted policy.
+	// slash is the root "/": AddRoot walks from it to open a new root, and
+	// under the Unrestricted policy every operation walks from it. Every
+	// root set holds it, so it is closed with the last one.
+	slash    *root
 	slashSet *rootSet
 }
 
 // New returns a Jail whose first root is workspace and whose others are
-// extra. Each root is ~-expanded, made absolute and canonicalized; a root
-// that does not exist or is not a directory gives an error wrapping
-// ErrInvalidRoot. home overrides $HOME for ~ expansion ("" means
+// extra. Each root is ~-expanded, made absolute and opened as AddRoot
+// does; a root that does not exist or is not a directory gives an error
+// wrapping ErrInvalidRoot. home overrides $HOME for ~ expansion ("" means
 // os.UserHomeDir). The Jail holds a descriptor per root until Close.
 func New(workspace string, extra []string, policy Policy, home string) (*Jail, error) {
 	if policy != Jailed && policy != Unrestricted {
@@ -141,15 +142,15 @@ func New(workspace string, extra []string, policy Policy, home string) (*Jail, e
 		home, _ = os.UserHomeDir()
 	}
 	j := &Jail{policy: policy, home: home}
-	j.roots.Store(&rootSet{byCanon: map[string]*root{}, ancestors: map[string]bool{}})
-	if policy == Unrestricted {
+	if needSlash(policy) {
 		d, err := openRootDir("/")
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: %v", ErrInvalidRoot, err)
 		}
-		r := &root{canon: "/", dir: d}
-		j.slashSet = &rootSet{list: []*root{r}, byCanon: map[string]*root{"/": r}, ancestors: map[string]bool{}}
+		j.slash = &root{canon: "/", dir: d}
+		j.slashSet = &rootSet{list: []*root{j.slash}, byCanon: map[string]*root{"/": j.slash}, ancestors: map[string]bool{}}
 	}
+	j.roots.Store(newRootSet(nil, nil, j.slash))
 	if _, err := j.AddRoot(workspace); err != nil {
 		j.Close()
 		return nil, err
@@ -177,17 +178,20 @@ func (j *Jail) WorkspaceRoot() string {
 
 // Roots returns the canonical absolute roots, the workspace root first, in
 // the order they were added.
-func (j *Jail) Roots() []string {
-	rs := j.roots.Load()
-	out := make([]string, len(rs.list))
-	for i, r := range rs.list {
-		out[i] = r.canon
-	}
-	return out
-}
+func (j *Jail) Roots() []string { return j.roots.Load().canonRoots() }
 
 // AddRoot widens the jail with dir and returns its canonical path. dir is
 // ~-expanded and made absolute against the process's working directory.
+//
+// The root is opened by the jail's own walk from "/": one component at a
+// time through descriptors, each opened with O_NOFOLLOW, a symbolic link
+// read and followed by restarting the walk, ".." taken from the
+// directories already walked. The canonical path is the names of the
+// directories the walk went through, so the descriptor the Jail keeps is
+// the directory its listed path named at the moment each step was taken:
+// a directory swapped for a link meanwhile is seen as the link and
+// followed as one, never opened by a string that names something else.
+//
 // Adding a root that is already there (in either its given or canonical
 // form) returns it again and changes nothing. A missing path or a
 // non-directory gives an error wrapping ErrInvalidRoot, and the jail stays
@@ -197,20 +201,7 @@ func (j *Jail) AddRoot(dir string) (string, error) {
 	if err := checkPath(dir); err != nil {
 		return "", fmt.Errorf("%w: %v", ErrInvalidRoot, err)
 	}
-	given := expandHome(dir, j.home)
-	if !filepath.IsAbs(given) {
-		abs, err := filepath.Abs(given)
-		if err != nil {
-			return "", fmt.Errorf("%w: %s: %v", ErrInvalidRoot, dir, err)
-		}
-		given = abs
-	}
-	given = filepath.Clean(given)
-	canon, err := filepath.EvalSymlinks(given)
-	if err != nil {
-		return "", fmt.Errorf("%w: %s: %v", ErrInvalidRoot, dir, err)
-	}
-	canon, err = filepath.Abs(canon)
+	given, err := absDir(expandHome(dir, j.home))
 	if err != nil {
 		return "", fmt.Errorf("%w: %s: %v", ErrInvalidRoot, dir, err)
 	}
@@ -220,59 +211,129 @@ func (j *Jail) AddRoot(dir string) (string, error) {
 		return "", fmt.Errorf("%w: %s: jail is closed", ErrInvalidRoot, dir)
 	}
 	old := j.roots.Load()
-	if r, ok := old.byCanon[canon]; ok {
-		if given != canon && !old.hasAlias(given) {
-			j.roots.Store(old.withAlias(given, r))
-		}
-		return canon, nil
+	// The given form of a root already there: nothing to open.
+	if r := old.lookupGiven(given); r != nil {
+		return r.canon, nil
 	}
-	d, err := openRootDir(canon)
+	d, canon, err := j.openRoot(old, given)
 	if err != nil {
 		return "", fmt.Errorf("%w: %s: %v", ErrInvalidRoot, dir, err)
 	}
+	alias := aliasable(given) && given != canon
+	if r, ok := old.byCanon[canon]; ok {
+		d.close()
+		if alias && !old.hasAlias(given) {
+			j.publish(old.withAlias(given, r))
+		}
+		return canon, nil
+	}
 	r := &root{canon: canon, dir: d}
 	next := old.with(r)
-	if given != canon {
+	if alias {
 		next = next.withAlias(given, r)
 	}
-	j.roots.Store(next)
+	j.publish(next)
 	return canon, nil
 }
 
-// Close releases the roots' descriptors. Operations after Close fail.
+// RemoveRoot narrows the jail: dir (the canonical path of a root, a form
+// it was added with, or any path that opens the same directory) stops
+// being a root. Operations that start after RemoveRoot returns cannot
+// reach it (unless it lies inside another root); an operation already
+// running may finish with it, and its descriptor is closed when the last
+// such operation ends. Removing what is not a root does nothing and
+// returns nil, so RemoveRoot is idempotent. The workspace root cannot be
+// removed: that error wraps ErrInvalidRoot.
+func (j *Jail) RemoveRoot(dir string) error {
+	if err := checkPath(dir); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidRoot, err)
+	}
+	given, err := absDir(expandHome(dir, j.home))
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrInvalidRoot, dir, err)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed.Load() {
+		return os.ErrClosed
+	}
+	old := j.roots.Load()
+	r := old.lookupGiven(given)
+	if r == nil {
+		// Not a name the jail knows: compare the directory it opens, by
+		// device and inode, with each root's descriptor.
+		d, _, err := j.openRoot(old, given)
+		if err != nil {
+			return nil // nothing there, so no root is there
+		}
+		r = old.sameDir(d)
+		d.close()
+	}
+	if r == nil {
+		return nil
+	}
+	if r == old.list[0] {
+		return fmt.Errorf("%w: %s is the workspace root, which cannot be removed", ErrInvalidRoot, r.canon)
+	}
+	j.publish(old.without(r))
+	return nil
+}
+
+// publish makes next the current root set and drops the Jail's reference
+// to the one before; its descriptors no other set holds are closed once no
+// operation uses it. j.mu must be held.
+func (j *Jail) publish(next *rootSet) {
+	old := j.roots.Swap(next)
+	old.release()
+}
+
+// Close releases the roots' descriptors: at once when no operation is
+// running, else when the last running one ends. Operations that start
+// after Close fail with os.ErrClosed.
 func (j *Jail) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed.Swap(true) {
 		return nil
 	}
-	j.inUse.Lock() // wait for running operations
-	defer j.inUse.Unlock()
-	rs := j.roots.Load()
-	var first error
-	for _, r := range rs.list {
-		if err := r.dir.close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	if j.slashSet != nil {
-		j.slashSet.list[0].dir.close()
-	}
-	return first
+	j.roots.Load().release()
+	return nil
 }
 
-// acquire marks the start of an operation; release must follow. It fails
-// once the Jail is closed.
+// acquire marks the start of an operation and returns the roots it works
+// with; release must follow. It fails once the Jail is closed.
 func (j *Jail) acquire() (*rootSet, error) {
-	j.inUse.RLock()
-	if j.closed.Load() {
-		j.inUse.RUnlock()
-		return nil, os.ErrClosed
+	for {
+		if j.closed.Load() {
+			return nil, os.ErrClosed
+		}
+		if rs := j.roots.Load(); rs.tryAcquire() {
+			return rs, nil
+		}
+		// That set was replaced and drained between the load and the
+		// acquire: the next load sees its successor (or Close).
 	}
-	return j.roots.Load(), nil
 }
 
-func (j *Jail) release() { j.inUse.RUnlock() }
+// absDir makes a root's path absolute against the working directory
+// without cleaning it: ".." after a symbolic link is for the walk to apply.
+func absDir(p string) (string, error) {
+	if filepath.IsAbs(p) {
+		return p, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return wd + string(filepath.Separator) + p, nil
+}
+
+// aliasable reports whether an absolute path may stand for the root it
+// opens as a string prefix: only when it is clean (no "." or ".."
+// component, whose meaning depends on the links before it; no "//").
+func aliasable(p string) bool {
+	return p == filepath.Clean(p)
+}
 
 // checkPath rejects the inputs that can never be a path.
 func checkPath(p string) error {

@@ -2,6 +2,7 @@ package jail
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,33 +10,40 @@ import (
 )
 
 // Location is a resolved path: an open directory and the name of the final
-// component inside it. It holds the Jail open until Close.
+// component inside it. It is valid while the operation given it runs.
 type Location struct {
 	// Dir is the open directory that holds the final component.
 	Dir *Dir
 	// Name is the final component: never empty, never "..", and "." when
 	// the path names the directory Dir itself.
 	Name string
-	// Path is the canonical absolute path of the final component.
+	// Path is the canonical absolute path of the final component: no
+	// "//", no "." or ".." component, no trailing "/".
 	Path string
 	// Slash is true when the path was written with a trailing slash, so the
 	// caller meant a directory.
 	Slash bool
 
-	owned bool // Dir is ours to close (not a root's)
-	j     *Jail
+	owned   bool     // Dir is ours to close (not a root's)
+	file    *os.File // the final component, when the resolution opened it (OpenFile)
+	missing bool     // Nearest: Name does not exist (or is not a directory) in Dir
+	rs      *rootSet // the roots the resolution went through
 }
 
-// Close releases the directory and the Jail. It is safe to call twice.
+// Close releases the directory. It is safe to call twice; the operation
+// that was given the Location need not call it.
 func (l *Location) Close() {
-	if l == nil || l.j == nil {
+	if l == nil {
 		return
 	}
 	if l.owned {
 		l.Dir.close()
+		l.owned = false
 	}
-	l.j.release()
-	l.j = nil
+	if l.file != nil {
+		l.file.Close()
+		l.file = nil
+	}
 }
 
 // Abs returns path made absolute: ~-expanded, joined to cwd when relative
@@ -52,17 +60,15 @@ func (j *Jail) Abs(cwd, path string) (string, error) {
 }
 
 // Resolve returns the canonical absolute path that path names: symbolic
-// links followed (within the roots), ".." applied the way the kernel does.
-// The final component need not exist. Under Jailed, a path that leaves every
-// root gives an error wrapping ErrEscape, a loop one wrapping
-// ErrTooManyLinks, a missing directory on the way fs.ErrNotExist. Under
-// Unrestricted it is Abs. The result is for display and permission prompts;
-// the host's operations never re-open it.
+// links followed (within the roots), ".." applied the way the kernel does,
+// no "//", "." or trailing "/" left. The final component need not exist.
+// Under Jailed, a path that leaves every root gives an error wrapping
+// ErrEscape, a loop one wrapping ErrTooManyLinks, a missing directory on
+// the way fs.ErrNotExist. Under Unrestricted it is what the operations
+// would touch when that can be known, else Abs. The result is for display
+// and permission prompts; the host's operations never re-open it.
 func (j *Jail) Resolve(cwd, path string) (string, error) {
 	if j.policy == Unrestricted {
-		// What the operations would touch, when that can be known (links
-		// followed, ".." as the kernel means it); else the path made
-		// absolute (a missing directory on the way, say).
 		if p, err := j.resolve(cwd, path); err == nil {
 			return p, nil
 		}
@@ -74,22 +80,12 @@ func (j *Jail) Resolve(cwd, path string) (string, error) {
 func (j *Jail) resolve(cwd, path string) (string, error) {
 	var out string
 	err := j.Do(cwd, path, true, func(l *Location) error {
-		out = l.Path
-		if l.Name == "." {
-			return nil
-		}
-		// The fast path does not look at the final component: a link there
-		// must be followed the slow way.
-		if _, err := l.Dir.Readlink(l.Name); err == nil {
-			return errFinalLink
-		} else if !isNotLink(err) {
-			return err // a name too long, a permission denied, ...
-		}
-		if l.Slash {
+		if l.Slash && l.Name != "." {
 			if fi, err := l.Dir.Lstat(l.Name); err == nil && !fi.IsDir() {
 				return &os.PathError{Op: "resolve", Path: path, Err: enotdir}
 			}
 		}
+		out = l.Path
 		return nil
 	})
 	if err != nil {
@@ -103,42 +99,58 @@ func (j *Jail) resolve(cwd, path string) (string, error) {
 var errFinalLink = &os.PathError{Op: "open", Err: eloop}
 
 // Do resolves path and calls op with its Location, closed when op returns.
+//
 // When follow is true, a final symbolic link is followed (its target must
-// lie inside a root); op reports a final component that is, or has just
-// become, a symbolic link by returning an error that matches
-// syscall.ELOOP (opening with O_NOFOLLOW does that by itself), and Do then
-// resolves again, following it. When follow is false, the final component
-// is taken as it is (a link is the link). op's error is returned as is.
+// lie inside a root): op is given the link's target, never the link. A
+// link swapped in after the resolution and before op acts is op's to
+// report, by an error matching syscall.ELOOP (opening with O_NOFOLLOW
+// does that by itself); Do then resolves again and calls op again, at most
+// MaxSymlinks times. When follow is false, the final component is taken as
+// it is (a link is the link). op's error is returned as is.
 func (j *Jail) Do(cwd, path string, follow bool, op func(*Location) error) error {
+	return j.do(cwd, path, &mode{follow: follow}, op)
+}
+
+// do is Do with a mode.
+func (j *Jail) do(cwd, path string, m *mode, op func(*Location) error) error {
 	rs, err := j.acquire()
 	if err != nil {
 		return err
 	}
+	defer rs.release()
 	abs, err := j.join(rs, cwd, path, true)
 	if err != nil {
-		j.release()
 		return err
 	}
-	l, err := j.locateFast(rs, abs)
-	if err != nil {
-		l, err = j.lookup(rs, abs, follow)
+	return j.run(rs, j.walkSet(rs), abs, m, op)
+}
+
+// walkSet is the set a resolution walks through: the roots, or "/" alone
+// under Unrestricted.
+func (j *Jail) walkSet(rs *rootSet) *rootSet {
+	if j.policy == Unrestricted {
+		return j.slashSet
 	}
-	if err != nil {
-		j.release()
-		return err
-	}
+	return rs
+}
+
+// run resolves abs through set (fast path first, then the walk) and calls
+// op, again when op reports a final link that was swapped in.
+func (j *Jail) run(rs, set *rootSet, abs string, m *mode, op func(*Location) error) error {
 	for try := 0; ; try++ {
-		err = runOp(l, op)
-		if !follow || try >= MaxSymlinks || !errors.Is(err, eloop) {
+		l := j.locateFast(set, abs, m)
+		if l == nil {
+			var err error
+			if l, err = j.walk(rs, set, abs, m); err != nil {
+				return err
+			}
+		}
+		l.rs = rs
+		err := runOp(l, op)
+		if !m.follow || try >= MaxSymlinks || !errors.Is(err, eloop) {
 			return err
 		}
-		if rs, err = j.acquire(); err != nil {
-			return err
-		}
-		if l, err = j.lookup(rs, abs, true); err != nil {
-			j.release()
-			return err
-		}
+		m.triedFast = false
 	}
 }
 
@@ -148,45 +160,174 @@ func runOp(l *Location, op func(*Location) error) error {
 	return op(l)
 }
 
+// locateFast is the common case, without the walk: abs is a plain path
+// below a root (no "//", ".", ".." or trailing "/"). The final component
+// is opened with one openat2 from the root when the resolution opens it
+// (OpenFile), else its directory is (the root itself when the name is
+// directly in it), and a final link that must be followed sends the
+// resolution to the walk. It returns nil to take the walk, m.triedFast
+// set when openat2 refused.
+func (j *Jail) locateFast(set *rootSet, abs string, m *mode) *Location {
+	r, rel := set.containing(abs)
+	if r == nil || !cleanRel(rel) {
+		return nil
+	}
+	canon := joinName(r.canon, rel)
+	if m.open != nil {
+		if noOpenat2.Load() {
+			return nil
+		}
+		f, err := r.dir.openBeneath(rel, m.open.flag, m.open.perm, canon)
+		if err != nil {
+			m.triedFast = true
+			return nil
+		}
+		return &Location{Name: filepath.Base(rel), Path: canon, file: f}
+	}
+	l := &Location{Dir: r.dir, Name: rel, Path: canon}
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		if noOpenat2.Load() {
+			return nil
+		}
+		d, err := r.dir.openDirBeneath(rel[:i])
+		if err != nil {
+			m.triedFast = true
+			return nil
+		}
+		l.Dir, l.Name, l.owned = d, rel[i+1:], true
+	}
+	if m.follow {
+		if _, err := l.Dir.Readlink(l.Name); err == nil || !isNotLink(err) {
+			l.Close() // a link to follow, or an error for the walk to report
+			return nil
+		}
+	}
+	return l
+}
+
 // OpenFile opens the file path names, following symbolic links within the
 // roots, with flag (O_NOFOLLOW and O_CLOEXEC are added; O_CREATE is allowed
 // and creates inside the jail only). It returns the file and its canonical
 // path. Errors are as for Resolve, plus those of open(2) as *fs.PathError.
+// It is Do with an operation that opens; when no link is on the way, the
+// resolution and the open are one openat2.
 func (j *Jail) OpenFile(cwd, path string, flag int, perm fs.FileMode) (*os.File, string, error) {
-	rs, err := j.acquire()
-	if err != nil {
-		return nil, "", err
-	}
-	defer j.release()
-	abs, err := j.join(rs, cwd, path, true)
-	if err != nil {
-		return nil, "", err
-	}
-	if f, canon, ok := j.openFast(rs, abs, flag, perm); ok {
-		return f, canon, nil
-	}
 	var f *os.File
 	var canon string
-	for try := 0; ; try++ {
-		l, err := j.lookup(rs, abs, true)
-		if err != nil {
-			return nil, "", err
-		}
-		if l.Slash && l.Name != "." {
-			flag |= oDirectory
-		}
-		f, err = l.Dir.OpenFile(l.Name, flag, perm)
-		canon = l.Path
-		if l.owned {
-			l.Dir.close()
-		}
-		if err == nil {
-			return f, canon, nil
-		}
-		if try >= MaxSymlinks || !errors.Is(err, eloop) {
-			return nil, "", err
-		}
+	err := j.do(cwd, path, &mode{follow: true, open: &finalOpen{flag, perm}}, openOp(flag, perm, &f, &canon))
+	if err != nil {
+		return nil, "", err
 	}
+	return f, canon, nil
+}
+
+// openOp is OpenFile's operation: take the file the resolution opened, or
+// open the final component in its directory.
+func openOp(flag int, perm fs.FileMode, f **os.File, canon *string) func(*Location) error {
+	return func(l *Location) error {
+		if l.file != nil {
+			*f, *canon, l.file = l.file, l.Path, nil
+			return nil
+		}
+		fl := flag
+		if l.Slash && l.Name != "." {
+			fl |= oDirectory
+		}
+		file, err := l.Dir.OpenFile(l.Name, fl, perm)
+		if err != nil {
+			if errors.Is(err, enotdir) && fl&oDirectory != 0 {
+				// A link swapped in is refused by O_NOFOLLOW|O_DIRECTORY
+				// as ENOTDIR; make it ELOOP so that Do follows it (a
+				// directory there now was a link a moment ago).
+				if fi, lerr := l.Dir.Lstat(l.Name); lerr == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
+					return errFinalLink
+				}
+			}
+			return err
+		}
+		*f, *canon = file, l.Path
+		return nil
+	}
+}
+
+// OpenDir opens the directory path names (links followed inside the
+// roots) only to stand in it: on Linux the descriptor is O_PATH, so no
+// read permission is needed. It returns the directory and its canonical
+// path. A file gives an error matching syscall.ENOTDIR; errors are
+// otherwise as for Resolve.
+func (j *Jail) OpenDir(cwd, path string) (*os.File, string, error) {
+	return j.OpenFile(cwd, path, oPath|oDirectory, 0)
+}
+
+// MkdirAll creates the directory path names with perm (before the umask),
+// and every missing directory on its way, and returns the canonical paths
+// of the directories it created, in order. It is the jail's walk with a
+// mkdirat on the descriptor it stands in wherever a directory is missing,
+// so ".." after a symbolic link means what the kernel means, and a
+// directory is created only inside the roots. With existOK, a directory
+// (or a link to one inside the jail) already at path is not an error;
+// otherwise it wraps fs.ErrExist, as does a file there in either case.
+func (j *Jail) MkdirAll(cwd, path string, perm fs.FileMode, existOK bool) ([]string, error) {
+	m := &mode{mkdirs: true}
+	err := j.do(cwd, path, m, func(l *Location) error {
+		if l.Name == "." {
+			return &os.PathError{Op: "mkdir", Path: path, Err: fs.ErrExist}
+		}
+		if err := l.Dir.Mkdir(l.Name, perm); err != nil {
+			return err
+		}
+		m.created = append(m.created, l.Path)
+		return nil
+	})
+	if err != nil && existOK && errors.Is(err, fs.ErrExist) {
+		err = j.Do(cwd, path, true, func(l *Location) error {
+			fi, err := l.Dir.Lstat(l.Name)
+			if err != nil {
+				return err
+			}
+			if !fi.IsDir() {
+				return &os.PathError{Op: "mkdir", Path: path, Err: fmt.Errorf("%w: not a directory", fs.ErrExist)}
+			}
+			return nil
+		})
+	}
+	return m.created, err
+}
+
+// Nearest returns what exists of path: dir is the canonical path of the
+// deepest existing directory on its way (links followed inside the
+// roots), and missing the name in dir that does not exist, or is a file
+// where the path needs a directory; missing is "" when the whole path
+// exists (dir is then the path itself if it is a directory, else its
+// directory). Errors are Resolve's for the part that exists: a path that
+// leaves every root wraps ErrEscape even when it would not exist there.
+func (j *Jail) Nearest(cwd, path string) (dir, missing string, err error) {
+	err = j.do(cwd, path, &mode{follow: true, nearest: true}, func(l *Location) error {
+		if l.missing {
+			dir, missing = parentDir(l.Path), l.Name
+			return nil
+		}
+		if l.Name == "." {
+			dir = l.Path
+			return nil
+		}
+		fi, err := l.Dir.Lstat(l.Name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			dir, missing = parentDir(l.Path), l.Name
+		case err != nil:
+			return err
+		case fi.IsDir():
+			dir = l.Path
+		default:
+			dir = parentDir(l.Path)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", "", err
+	}
+	return dir, missing, nil
 }
 
 // join turns (cwd, path) into an absolute path, not cleaned (cleaning
@@ -238,205 +379,14 @@ func (j *Jail) cwd(rs *rootSet, cwd string) (string, error) {
 	if r, ok := rs.byCanon[cwd]; ok {
 		return r.canon, nil
 	}
-	l, err := j.lookup(rs, cwd, true)
-	if err != nil {
+	// A working directory must be a directory: open it as one.
+	var f *os.File
+	var canon string
+	if err := j.run(rs, rs, cwd, &mode{follow: true, open: &finalOpen{flag: oPath | oDirectory}}, openOp(oPath|oDirectory, 0, &f, &canon)); err != nil {
 		return "", err
 	}
-	canon := l.Path
-	if l.owned {
-		l.Dir.close()
-	}
+	f.Close()
 	return canon, nil
-}
-
-// lookup is the slow, general resolution: one component at a time from "/",
-// through the roots' descriptors, following symbolic links whose targets
-// stay inside the roots. It never opens "..": the parent of a directory is
-// the one below it on the stack of directories already opened, or, above a
-// root, a path computed from the root's canonical name; above a root only
-// other roots and their ancestors may be named.
-func (j *Jail) lookup(rs *rootSet, abs string, follow bool) (*Location, error) {
-	if j.policy == Unrestricted {
-		rs = j.slashSet
-	}
-	links := 0
-	p := abs
-	// A trailing "/" or "/." means a directory ("f/." is ENOTDIR for a file).
-	slash := strings.HasSuffix(abs, "/") || strings.HasSuffix(abs, "/.")
-restart:
-	comps := splitPath(p)
-	var (
-		stack []*Dir // directories opened below the current root
-		cur   *Dir   // nil while outside every root
-		canon = "/"
-	)
-	closeAll := func() {
-		for _, d := range stack {
-			d.close()
-		}
-		stack = stack[:0]
-	}
-	if r := rs.byCanon["/"]; r != nil {
-		cur = r.dir
-	}
-	for i := 0; i < len(comps); i++ {
-		c := comps[i]
-		last := i == len(comps)-1
-		if c == ".." {
-			canon = parentDir(canon)
-			if n := len(stack); n > 0 {
-				stack[n-1].close()
-				stack = stack[:n-1]
-				if n > 1 {
-					cur = stack[n-2]
-				} else {
-					cur = rs.byCanon[canon].dir
-				}
-			} else if r := rs.byCanon[canon]; r != nil {
-				cur = r.dir
-			} else {
-				cur = nil
-			}
-			continue
-		}
-		next := joinName(canon, c)
-		if cur == nil {
-			if r := rs.byCanon[next]; r != nil {
-				cur, canon = r.dir, next
-				continue
-			}
-			if !last && rs.ancestors[next] {
-				canon = next
-				continue
-			}
-			return nil, &EscapeError{Path: abs, Roots: rs.canonRoots()}
-		}
-		if last {
-			// A trailing slash means a directory: links are followed.
-			if follow || slash {
-				target, err := cur.Readlink(c)
-				if err == nil {
-					if links++; links > MaxSymlinks {
-						closeAll()
-						return nil, &os.PathError{Op: "resolve", Path: abs, Err: ErrTooManyLinks}
-					}
-					p = linkTarget(rs, canon, target, nil)
-					closeAll()
-					goto restart
-				}
-				if !isNotLink(err) {
-					closeAll()
-					return nil, err
-				}
-			}
-			return j.location(stack, cur, c, next, slash), nil
-		}
-		nd, err := cur.openDir(c)
-		if err == nil {
-			stack = append(stack, nd)
-			cur, canon = nd, next
-			continue
-		}
-		if isMaybeLink(err) {
-			if target, lerr := cur.Readlink(c); lerr == nil {
-				if links++; links > MaxSymlinks {
-					closeAll()
-					return nil, &os.PathError{Op: "resolve", Path: abs, Err: ErrTooManyLinks}
-				}
-				p = linkTarget(rs, canon, target, comps[i+1:])
-				closeAll()
-				goto restart
-			}
-		}
-		closeAll()
-		return nil, &os.PathError{Op: "openat", Path: next, Err: err}
-	}
-	if cur == nil {
-		return nil, &EscapeError{Path: abs, Roots: rs.canonRoots()}
-	}
-	return j.location(stack, cur, ".", canon, slash), nil
-}
-
-// location builds the result of lookup: cur stays open (if it is ours),
-// every other directory on the stack is closed.
-func (j *Jail) location(stack []*Dir, cur *Dir, name, canon string, slash bool) *Location {
-	owned := false
-	for _, d := range stack {
-		if d == cur {
-			owned = true
-			continue
-		}
-		d.close()
-	}
-	return &Location{Dir: cur, Name: name, Path: canon, Slash: slash, owned: owned, j: j}
-}
-
-// linkTarget is the absolute path to resolve after meeting a symbolic link
-// in directory dir whose target is target, with rest still to walk.
-func linkTarget(rs *rootSet, dir, target string, rest []string) string {
-	var p string
-	if filepath.IsAbs(target) {
-		p = rs.unalias(target)
-	} else {
-		p = dir + "/" + target
-	}
-	if len(rest) > 0 {
-		p += "/" + strings.Join(rest, "/")
-	}
-	return p
-}
-
-// splitPath splits an absolute path into its components, dropping empty
-// ones and ".".
-func splitPath(p string) []string {
-	out := make([]string, 0, strings.Count(p, "/"))
-	for p != "" {
-		i := strings.IndexByte(p, '/')
-		var c string
-		if i < 0 {
-			c, p = p, ""
-		} else {
-			c, p = p[:i], p[i+1:]
-		}
-		if c != "" && c != "." {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func joinName(dir, name string) string {
-	if dir == "/" {
-		return "/" + name
-	}
-	return dir + "/" + name
-}
-
-func parentDir(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i <= 0 {
-		return "/"
-	}
-	return p[:i]
-}
-
-// cleanRel reports whether rel is a plain relative path: no empty, "." or
-// ".." component, no leading or trailing slash.
-func cleanRel(rel string) bool {
-	if rel == "" || rel[0] == '/' || rel[len(rel)-1] == '/' {
-		return false
-	}
-	start := 0
-	for i := 0; i <= len(rel); i++ {
-		if i == len(rel) || rel[i] == '/' {
-			c := rel[start:i]
-			if c == "" || c == "." || c == ".." {
-				return false
-			}
-			start = i + 1
-		}
-	}
-	return true
 }
 
 // Plain returns, without any system call, the absolute path that path
@@ -489,31 +439,3 @@ func (j *Jail) RootOf(p string) string {
 	return r.canon
 }
 
-// OpenDir opens the directory path names (links followed inside the
-// roots) only to stand in it: on Linux the descriptor is O_PATH, so no
-// read permission is needed. It returns the directory and its canonical
-// path. A file gives an error matching syscall.ENOTDIR; errors are
-// otherwise as for Resolve.
-func (j *Jail) OpenDir(cwd, path string) (*os.File, string, error) {
-	var dir *os.File
-	var canon string
-	err := j.Do(cwd, path, true, func(l *Location) error {
-		f, err := l.Dir.OpenFile(l.Name, oPath|oDirectory, 0)
-		if err != nil {
-			if errors.Is(err, enotdir) {
-				// A final link is refused by O_NOFOLLOW as ENOTDIR or
-				// ELOOP; make it ELOOP so that Do follows it.
-				if _, lerr := l.Dir.Readlink(l.Name); lerr == nil {
-					return errFinalLink
-				}
-			}
-			return err
-		}
-		dir, canon = f, l.Path
-		return nil
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	return dir, canon, nil
-}

@@ -3,12 +3,17 @@ package jail
 import (
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 )
 
-// root is one allowed directory, held open for the life of the Jail.
+// root is one allowed directory, held open while a root set holds it.
 type root struct {
 	canon string // canonical absolute path
 	dir   *Dir   // descriptor of canon, opened when the root was added
+
+	// sets counts the live root sets that hold this root; the last one to
+	// drain closes dir.
+	sets atomic.Int64
 }
 
 // alias maps a root's given (non-canonical) form to the root.
@@ -17,33 +22,113 @@ type alias struct {
 	r     *root
 }
 
-// rootSet is an immutable snapshot of the roots; AddRoot publishes a new one.
+// rootSet is an immutable snapshot of the roots; AddRoot and RemoveRoot
+// publish a new one. It is reference-counted: the Jail holds one reference
+// while the set is current and every operation holds one while it runs
+// (acquire, release). When the count reaches zero the set is drained: each
+// root it holds loses a holder, and a root no set holds any more has its
+// descriptor closed. A drained set is never used again (tryAcquire fails),
+// so a descriptor is never closed while an operation may use it, and a
+// closed descriptor's number, which the kernel may give to another file,
+// is never walked from.
 type rootSet struct {
 	list      []*root
 	byCanon   map[string]*root
 	ancestors map[string]bool // every proper ancestor of a canonical root
 	aliases   []alias         // longest given form first
+	slash     *root           // the Jail's "/" root, held like the others (nil on Windows under Jailed)
+
+	refs atomic.Int64
 }
 
-func (rs *rootSet) with(r *root) *rootSet {
+// newRootSet builds a set of list with aliases; it holds each root and
+// slash, and starts with the Jail's reference.
+func newRootSet(list []*root, aliases []alias, slash *root) *rootSet {
 	n := &rootSet{
-		list:      append(append([]*root(nil), rs.list...), r),
-		byCanon:   make(map[string]*root, len(rs.byCanon)+1),
-		ancestors: make(map[string]bool, len(rs.ancestors)+8),
-		aliases:   rs.aliases,
+		list:      list,
+		byCanon:   make(map[string]*root, len(list)),
+		ancestors: make(map[string]bool, 8*len(list)),
+		aliases:   aliases,
+		slash:     slash,
 	}
-	for k, v := range rs.byCanon {
-		n.byCanon[k] = v
+	for _, r := range list {
+		n.byCanon[r.canon] = r
+		for p := r.canon; p != "/" && p != filepath.Dir(p); {
+			p = filepath.Dir(p)
+			n.ancestors[p] = true
+		}
+		r.sets.Add(1)
 	}
-	for k := range rs.ancestors {
-		n.ancestors[k] = true
+	if slash != nil {
+		slash.sets.Add(1)
 	}
-	n.byCanon[r.canon] = r
-	for p := r.canon; p != "/"; {
-		p = filepath.Dir(p)
-		n.ancestors[p] = true
-	}
+	n.refs.Store(1)
 	return n
+}
+
+// tryAcquire takes a reference unless the set has drained.
+func (rs *rootSet) tryAcquire() bool {
+	for {
+		n := rs.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if rs.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// release drops a reference; the last one drains the set.
+func (rs *rootSet) release() {
+	if rs.refs.Add(-1) != 0 {
+		return
+	}
+	for _, r := range rs.list {
+		r.drop()
+	}
+	if rs.slash != nil {
+		rs.slash.drop()
+	}
+}
+
+// drop removes a holder of r and closes its descriptor after the last.
+func (r *root) drop() {
+	if r.sets.Add(-1) == 0 {
+		r.dir.close()
+	}
+}
+
+// with returns a new set with r added.
+func (rs *rootSet) with(r *root) *rootSet {
+	return newRootSet(append(append([]*root(nil), rs.list...), r), rs.aliases, rs.slash)
+}
+
+// without returns a new set with r and its aliases removed.
+func (rs *rootSet) without(r *root) *rootSet {
+	var list []*root
+	for _, x := range rs.list {
+		if x != r {
+			list = append(list, x)
+		}
+	}
+	var aliases []alias
+	for _, a := range rs.aliases {
+		if a.r != r {
+			aliases = append(aliases, a)
+		}
+	}
+	return newRootSet(list, aliases, rs.slash)
+}
+
+// withAlias returns a new set in which given also names r.
+func (rs *rootSet) withAlias(given string, r *root) *rootSet {
+	aliases := append(append([]alias(nil), rs.aliases...), alias{given, r})
+	// Longest first, so that a nested given root wins over its parent.
+	for i := len(aliases) - 1; i > 0 && len(aliases[i].given) > len(aliases[i-1].given); i-- {
+		aliases[i], aliases[i-1] = aliases[i-1], aliases[i]
+	}
+	return newRootSet(append([]*root(nil), rs.list...), aliases, rs.slash)
 }
 
 func (rs *rootSet) hasAlias(given string) bool {
@@ -55,14 +140,18 @@ func (rs *rootSet) hasAlias(given string) bool {
 	return false
 }
 
-func (rs *rootSet) withAlias(given string, r *root) *rootSet {
-	n := *rs
-	n.aliases = append(append([]alias(nil), rs.aliases...), alias{given, r})
-	// Longest first, so that a nested given root wins over its parent.
-	for i := len(n.aliases) - 1; i > 0 && len(n.aliases[i].given) > len(n.aliases[i-1].given); i-- {
-		n.aliases[i], n.aliases[i-1] = n.aliases[i-1], n.aliases[i]
+// lookupGiven returns the root whose canonical path or given form is
+// exactly p, or nil.
+func (rs *rootSet) lookupGiven(p string) *root {
+	if r := rs.byCanon[p]; r != nil {
+		return r
 	}
-	return &n
+	for _, a := range rs.aliases {
+		if a.given == p {
+			return a.r
+		}
+	}
+	return nil
 }
 
 // unalias rewrites an absolute path that starts with a root's given form

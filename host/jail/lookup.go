@@ -1,0 +1,380 @@
+package jail
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MaxHeldDirs is the most directory descriptors one resolution holds open
+// at once, however deep the path (the roots' descriptors, which the Jail
+// holds anyway, are not counted). The walk keeps the last MaxHeldDirs
+// directories it went through, for ".."; a ".." past them re-derives the
+// parent by walking again from "/" through the roots' descriptors (never
+// by opening a path string). 8 covers the ".." chains real paths hold,
+// and keeps 64 concurrent resolutions of any depth at 512 descriptors, half
+// the usual default soft limit of 1024 (ulimit -n).
+const MaxHeldDirs = 8
+
+// mode says what a resolution is for.
+type mode struct {
+	// follow: a final symbolic link is followed (its target must lie
+	// inside a root); the operation never sees a final link.
+	follow bool
+	// open, when set, lets the resolution open the final component itself:
+	// with one openat2 (RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS) from the
+	// deepest directory it holds when the rest of the path is plain.
+	open *finalOpen
+	// mkdirs: a directory missing on the way is created (mkdirat on the
+	// descriptor the walk stands in) and the walk goes on into it.
+	mkdirs  bool
+	created []string // the canonical paths mkdirs created, in order
+	// nearest: a directory missing on the way (or a file where a
+	// directory should be) ends the walk there, with Location.missing set.
+	nearest bool
+	// triedFast: the caller's single openat2 for the whole path failed;
+	// the walk's first pass does not repeat it.
+	triedFast bool
+}
+
+// finalOpen is the open(2) an OpenFile resolution ends with.
+type finalOpen struct {
+	flag int
+	perm fs.FileMode
+}
+
+// walker is the state of one resolution: where it stands and the ring of
+// the last directories it opened.
+type walker struct {
+	set   *rootSet // the roots walked through ("/" alone under Unrestricted or for AddRoot)
+	root  *root    // the root the walk is in; nil while above every root
+	below int      // components walked below root
+	canon string   // canonical absolute path of where the walk stands
+	// ring[:n] are the directories at depths below-n+1 .. below under
+	// root, oldest first; ring[n-1] is the current directory when below>0.
+	ring [MaxHeldDirs]*Dir
+	n    int
+}
+
+// reset puts the walk back at "/".
+func (w *walker) reset() {
+	w.closeRing()
+	w.root, w.below, w.canon = w.set.byCanon["/"], 0, "/"
+}
+
+func (w *walker) closeRing() {
+	for i := range w.n {
+		w.ring[i].close()
+		w.ring[i] = nil
+	}
+	w.n = 0
+}
+
+// cur is the directory the walk stands in, nil above every root.
+func (w *walker) cur() *Dir {
+	switch {
+	case w.root == nil:
+		return nil
+	case w.below == 0:
+		return w.root.dir
+	}
+	return w.ring[w.n-1]
+}
+
+// room makes space for one more descriptor by closing the oldest, so that
+// the walk never holds more than MaxHeldDirs.
+func (w *walker) room() {
+	if w.n < MaxHeldDirs {
+		return
+	}
+	w.ring[0].close()
+	copy(w.ring[:], w.ring[1:])
+	w.n--
+	w.ring[w.n] = nil
+}
+
+func (w *walker) push(d *Dir, name string) {
+	w.ring[w.n] = d
+	w.n++
+	w.below++
+	w.canon = joinName(w.canon, name)
+}
+
+// up applies "..". It reports true when the parent is not held and must be
+// re-derived by walking to w.canon again.
+func (w *walker) up() (rewalk bool) {
+	if w.root != nil && w.below > 0 {
+		w.n--
+		w.ring[w.n].close()
+		w.ring[w.n] = nil
+		w.below--
+		w.canon = parentDir(w.canon)
+		return w.below > 0 && w.n == 0
+	}
+	w.canon = parentDir(w.canon)
+	if r := w.set.byCanon[w.canon]; r != nil {
+		w.root, w.below = r, 0
+		return false
+	}
+	if r, _ := w.set.containing(w.canon); r != nil {
+		// Out of a nested root into the root around it.
+		return true
+	}
+	w.root = nil
+	return false
+}
+
+// take returns the current directory for a Location, which then owns it
+// unless it is a root's.
+func (w *walker) take() (d *Dir, owned bool) {
+	if w.below == 0 {
+		return w.root.dir, false
+	}
+	w.n--
+	d = w.ring[w.n]
+	w.ring[w.n] = nil
+	return d, true
+}
+
+func (w *walker) location(name, canon string, slash bool) *Location {
+	d, owned := w.take()
+	return &Location{Dir: d, Name: name, Path: canon, Slash: slash, owned: owned}
+}
+
+// walk is the jail's resolver, the general case: one component at a time
+// from "/", through the roots' descriptors, each directory opened with
+// O_NOFOLLOW from the one before. A symbolic link is read with readlinkat
+// and the walk restarts from "/" on its target followed by the rest of the
+// path, so what the link means is judged by the same rules; after a
+// restart the plain rest of the path (no ".." left) goes through one
+// openat2 where the kernel has it. ".." is never opened: it is the
+// directory walked before, kept in a ring of MaxHeldDirs, or, past the
+// ring, re-derived by walking to the parent's canonical path again. Above
+// a root, only other roots and their ancestors may be named, and nothing
+// there is opened. The canonical path is built from the names the walk
+// went through, so it has no "//", ".", ".." or trailing "/".
+func (j *Jail) walk(rs, set *rootSet, abs string, m *mode) (*Location, error) {
+	w := walker{set: set}
+	defer w.closeRing()
+	links, rewalks := 0, 0
+	p := abs
+	// A trailing "/" or "/." means a directory ("f/." is ENOTDIR for a file).
+	slash := strings.HasSuffix(abs, "/") || strings.HasSuffix(abs, "/.")
+	jumped := m.triedFast // one openat2 jump per pass at most
+	tooMany := func() error { return &os.PathError{Op: "resolve", Path: abs, Err: ErrTooManyLinks} }
+restart:
+	comps := splitPath(p)
+	w.reset()
+	for i := 0; i < len(comps); i++ {
+		c := comps[i]
+		if c == ".." {
+			if w.up() {
+				// Bounded: every re-walk consumes a "..", and the path it
+				// restarts on has no ".." but the ones still to come.
+				if rewalks++; rewalks > MaxPathLen {
+					return nil, tooMany()
+				}
+				p = w.canon + "/" + strings.Join(comps[i+1:], "/")
+				jumped = false
+				goto restart
+			}
+			continue
+		}
+		last := i == len(comps)-1
+		next := joinName(w.canon, c)
+		cur := w.cur()
+		if cur == nil {
+			if r := set.byCanon[next]; r != nil {
+				w.root, w.below, w.canon = r, 0, next
+				continue
+			}
+			if !last && set.ancestors[next] {
+				w.canon = next
+				continue
+			}
+			return nil, &EscapeError{Path: abs, Roots: rs.canonRoots()}
+		}
+		if !jumped && plain(comps[i:]) {
+			jumped = true
+			if l, ok := w.jump(comps[i:], m, slash); ok {
+				if l != nil {
+					return l, nil
+				}
+				i = len(comps) - 2 // the directories are walked; the final is next
+				continue
+			}
+		}
+		if last {
+			// A trailing slash means a directory: links are followed.
+			if m.follow || slash {
+				target, err := cur.Readlink(c)
+				if err == nil {
+					if links++; links > MaxSymlinks {
+						return nil, tooMany()
+					}
+					p = linkTarget(set, w.canon, target, nil)
+					jumped = false
+					goto restart
+				}
+				if !isNotLink(err) {
+					return nil, err
+				}
+			}
+			return w.location(c, next, slash), nil
+		}
+		w.room()
+		nd, err := cur.openDir(c)
+		if err != nil && m.mkdirs && errors.Is(err, fs.ErrNotExist) {
+			switch merr := cur.Mkdir(c, 0o777); {
+			case merr == nil:
+				m.created = append(m.created, next)
+			case !errors.Is(merr, fs.ErrExist): // created meanwhile: open it
+				return nil, merr
+			}
+			nd, err = cur.openDir(c)
+		}
+		if err == nil {
+			w.push(nd, c)
+			continue
+		}
+		if isMaybeLink(err) {
+			if target, lerr := cur.Readlink(c); lerr == nil {
+				if links++; links > MaxSymlinks {
+					return nil, tooMany()
+				}
+				p = linkTarget(set, w.canon, target, comps[i+1:])
+				jumped = false
+				goto restart
+			}
+		}
+		if m.nearest && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, enotdir)) {
+			l := w.location(c, next, false)
+			l.missing = true
+			return l, nil
+		}
+		return nil, &os.PathError{Op: "openat", Path: next, Err: err}
+	}
+	if w.cur() == nil {
+		return nil, &EscapeError{Path: abs, Roots: rs.canonRoots()}
+	}
+	return w.location(".", w.canon, slash), nil
+}
+
+// jump takes the plain rest of the path (tail: names only) in one openat2
+// from the current directory: the whole of it when the resolution opens
+// the final component itself (a Location holding the file), else the
+// directories before the final one (ok, nil: the walk goes on to the
+// final). It reports false, changing nothing, when openat2 is missing or
+// refuses (a symbolic link on the way, say): the walk then goes one
+// component at a time and judges what the kernel refused.
+func (w *walker) jump(tail []string, m *mode, slash bool) (*Location, bool) {
+	if noOpenat2.Load() {
+		return nil, false
+	}
+	cur := w.cur()
+	if m.open != nil {
+		flag := m.open.flag
+		if slash {
+			flag |= oDirectory
+		}
+		canon := joinName(w.canon, strings.Join(tail, "/"))
+		f, err := cur.openBeneath(strings.Join(tail, "/"), flag, m.open.perm, canon)
+		if err != nil {
+			return nil, false
+		}
+		return &Location{Name: tail[len(tail)-1], Path: canon, Slash: slash, file: f}, true
+	}
+	if len(tail) < 2 {
+		return nil, false
+	}
+	dirs := strings.Join(tail[:len(tail)-1], "/")
+	d, err := cur.openDirBeneath(dirs)
+	if err != nil {
+		return nil, false
+	}
+	w.closeRing()
+	w.ring[0], w.n = d, 1
+	w.below += len(tail) - 1
+	w.canon = joinName(w.canon, dirs)
+	return nil, true
+}
+
+// plain reports whether comps holds no "..".
+func plain(comps []string) bool {
+	for _, c := range comps {
+		if c == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// linkTarget is the absolute path to resolve after meeting a symbolic link
+// in directory dir whose target is target, with rest still to walk.
+func linkTarget(rs *rootSet, dir, target string, rest []string) string {
+	var p string
+	if filepath.IsAbs(target) {
+		p = rs.unalias(target)
+	} else {
+		p = dir + "/" + target
+	}
+	if len(rest) > 0 {
+		p += "/" + strings.Join(rest, "/")
+	}
+	return p
+}
+
+// splitPath splits an absolute path into its components, dropping empty
+// ones and ".".
+func splitPath(p string) []string {
+	out := make([]string, 0, strings.Count(p, "/"))
+	for p != "" {
+		i := strings.IndexByte(p, '/')
+		var c string
+		if i < 0 {
+			c, p = p, ""
+		} else {
+			c, p = p[:i], p[i+1:]
+		}
+		if c != "" && c != "." {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func joinName(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
+}
+
+func parentDir(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return "/"
+	}
+	return p[:i]
+}
+
+// cleanRel reports whether rel is a plain relative path: no empty, "." or
+// ".." component, no leading or trailing slash.
+func cleanRel(rel string) bool {
+	if rel == "" || rel[0] == '/' || rel[len(rel)-1] == '/' {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(rel); i++ {
+		if i == len(rel) || rel[i] == '/' {
+			c := rel[start:i]
+			if c == "" || c == "." || c == ".." {
+				return false
+			}
+			start = i + 1
+		}
+	}
+	return true
+}
