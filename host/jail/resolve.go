@@ -438,4 +438,3 @@ func (j *Jail) RootOf(p string) string {
 	}
 	return r.canon
 }
-
