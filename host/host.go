@@ -37,8 +37,12 @@ var (
 	// or is not a directory.
 	ErrInvalidRoot = jail.ErrInvalidRoot
 	// ErrInvalidPath is wrapped by the error for an empty path, a path with
-	// a NUL byte, or one longer than jail.MaxPathLen.
+	// a NUL byte, or one longer than MaxPathLen.
 	ErrInvalidPath = jail.ErrInvalidPath
+	// ErrTooManyLinks is wrapped by the error for a path whose resolution
+	// meets more than MaxSymlinks symbolic links (a loop, usually); it also
+	// matches syscall.ELOOP.
+	ErrTooManyLinks = jail.ErrTooManyLinks
 	// ErrNotRegular is wrapped by ReadFile's and WriteFile's error for a
 	// directory, FIFO, socket or device.
 	ErrNotRegular = hostfs.ErrNotRegular
@@ -48,6 +52,18 @@ var (
 	// between its read and its write (nothing was written).
 	ErrChanged = hostfs.ErrChanged
 )
+
+const (
+	// MaxPathLen is the longest path accepted, in bytes (Linux's PATH_MAX).
+	MaxPathLen = jail.MaxPathLen
+	// MaxSymlinks is how many symbolic links one resolution may follow
+	// (Linux's MAXSYMLINKS).
+	MaxSymlinks = jail.MaxSymlinks
+)
+
+// EscapeError is the error for a path that leaves every root: it wraps
+// ErrEscape and names the path and the roots it would have to be in.
+type EscapeError = jail.EscapeError
 
 // FileStat describes a file as an operation saw it: canonical Path, Size,
 // Mode, ModTime, IsDir. It is [hostfs.FileStat], where each field is
@@ -108,6 +124,15 @@ func (h *Host) Roots() []string { return h.jail.Roots() }
 // an error wrapping ErrInvalidRoot and changes nothing.
 func (h *Host) AddRoot(dir string) (string, error) { return h.jail.AddRoot(dir) }
 
+// RemoveRoot narrows the jail: dir (a root's canonical path, the form it
+// was added with, or any path that opens the same directory) stops being
+// a root. Operations that start after RemoveRoot returns cannot reach it
+// (unless it lies inside another root); the root's descriptor is closed
+// when the last operation already running ends. Removing what is not a
+// root does nothing and returns nil (RemoveRoot is idempotent); the
+// workspace root cannot be removed (the error wraps ErrInvalidRoot).
+func (h *Host) RemoveRoot(dir string) error { return h.jail.RemoveRoot(dir) }
+
 // PathPolicy returns the policy the Host was built with.
 func (h *Host) PathPolicy() PathPolicy { return h.jail.Policy() }
 
@@ -127,6 +152,19 @@ func (h *Host) ResolveInJail(ctx context.Context, cwd, path string) (string, err
 		return "", err
 	}
 	return h.jail.Resolve(cwd, path)
+}
+
+// NearestDir says what exists of path (cwd and path as for ResolveInJail):
+// dir is the canonical path of the deepest existing directory on its way,
+// symbolic links followed inside the roots, and missing the name in dir
+// that does not exist (or is a file where a directory is needed), "" when
+// the whole path exists. It is for error messages that show what is near a
+// missing path. A path that leaves every root wraps ErrEscape.
+func (h *Host) NearestDir(ctx context.Context, cwd, path string) (dir, missing string, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", "", err
+	}
+	return h.jail.Nearest(cwd, path)
 }
 
 // openDir opens a tool's working directory through the jail ("" is the

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/agenthost/agenthost/host"
-	"github.com/agenthost/agenthost/host/jail"
 )
 
 // maxNearby is how many names near a missing path an error lists: enough to
@@ -25,7 +23,7 @@ func (s *Server) explain(ctx context.Context, path string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var esc *jail.EscapeError
+	var esc *host.EscapeError
 	switch {
 	case errors.As(err, &esc):
 		return fmt.Errorf("%s is outside the directories this server may touch. Allowed roots: %s. Use a path inside one of them (relative paths start at %s); list_roots shows them",
@@ -34,8 +32,8 @@ func (s *Server) explain(ctx context.Context, path string, err error) error {
 		return fmt.Errorf("%s is outside the directories this server may touch. Allowed roots: %s (%v)",
 			quote(path), strings.Join(s.h.Roots(), ", "), err)
 	case errors.Is(err, host.ErrInvalidPath):
-		return fmt.Errorf("%s is not a usable path: it is empty, holds a NUL byte or is longer than %d bytes (%v)", quote(path), jail.MaxPathLen, err)
-	case errors.Is(err, jail.ErrTooManyLinks), errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("%s is not a usable path: it is empty, holds a NUL byte or is longer than %d bytes (%v)", quote(path), host.MaxPathLen, err)
+	case errors.Is(err, host.ErrTooManyLinks), errors.Is(err, syscall.ELOOP):
 		return fmt.Errorf("%s goes through too many symbolic links (a loop?) (%v)", quote(path), err)
 	case errors.Is(err, syscall.ENOTDIR):
 		return fmt.Errorf("%s, or a directory on its way, is a file, not a directory (%v)", quote(path), err)
@@ -72,30 +70,14 @@ func isPrint(s string) bool {
 }
 
 // nearby says what exists near a missing path: the deepest directory on its
-// way that exists, and the names in it closest to the missing one. It reads
-// only through the Host, so it says nothing about what lies outside the
+// way that exists, and the names in it closest to the missing one. The
+// Host's jail finds that directory (links followed inside the roots, ".."
+// as the kernel means it), so it says nothing about what lies outside the
 // roots.
 func (s *Server) nearby(ctx context.Context, path string) string {
-	abs, err := s.h.Jail().Abs("", path)
-	if err != nil {
-		return ""
-	}
-	want := filepath.Base(abs)
-	dir := filepath.Dir(abs)
-	for range 64 {
-		st, err := s.h.Stat(ctx, "", dir)
-		if err == nil && st.IsDir {
-			break
-		}
-		if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-			return "" // outside the jail or unreadable: say nothing
-		}
-		want = filepath.Base(dir)
-		up := filepath.Dir(dir)
-		if up == dir {
-			return ""
-		}
-		dir = up
+	dir, want, err := s.h.NearestDir(ctx, "", path)
+	if err != nil || want == "" {
+		return "" // outside the jail, unreadable, or not missing after all
 	}
 	names, err := s.listNames(ctx, dir)
 	if err != nil {

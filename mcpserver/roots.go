@@ -28,17 +28,24 @@ const (
 
 // clientRoots tracks the roots a client gave. The command-line roots are
 // the Host's from the start and always stay; a client's are added with
-// AddRoot as they come.
+// AddRoot as they come, and removed with RemoveRoot when a later
+// roots/list (after roots/list_changed) no longer offers them.
 type clientRoots struct {
 	h   *host.Host
 	ctx context.Context // the session's; set by Run
 
 	mu      sync.Mutex                    // serializes refreshes
 	pending atomic.Pointer[chan struct{}] // closed when the refresh in flight ends
-	known   map[string]bool               // canonical roots the client gave
+	known   map[string]bool               // canonical roots the client gave and the server added
+	fixed   map[string]bool               // the Host's roots before any client root: never removed
 }
 
-func (r *clientRoots) init(h *host.Host) { r.h, r.known = h, map[string]bool{} }
+func (r *clientRoots) init(h *host.Host) {
+	r.h, r.known, r.fixed = h, map[string]bool{}, map[string]bool{}
+	for _, root := range h.Roots() {
+		r.fixed[root] = true
+	}
+}
 
 // initialized asks the client for its roots once the session is ready, if
 // it supports them and the protocol lets the server ask.
@@ -84,6 +91,7 @@ func (s *Server) refreshRoots(ss *mcp.ServerSession) {
 			}
 			return
 		}
+		offered := map[string]bool{}
 		for _, root := range res.Roots {
 			p, err := PathFromURI(root.URI)
 			if err != nil {
@@ -95,10 +103,27 @@ func (s *Server) refreshRoots(ss *mcp.ServerSession) {
 				s.log.Printf("agent-host mcp: client root %s not added: %v", root.URI, err)
 				continue
 			}
+			if s.rts.fixed[canon] {
+				continue // a command-line root: the client cannot take it away
+			}
+			offered[canon] = true
 			if !s.rts.known[canon] {
 				s.rts.known[canon] = true
 				s.addRootResource(canon)
 			}
+		}
+		// A client root no longer offered is withdrawn: operations that
+		// start from now on cannot reach it.
+		for canon := range s.rts.known {
+			if offered[canon] {
+				continue
+			}
+			if err := s.h.RemoveRoot(canon); err != nil {
+				s.log.Printf("agent-host mcp: client root %s not removed: %v", canon, err)
+				continue
+			}
+			delete(s.rts.known, canon)
+			s.mcp.RemoveResources(FileURI(canon))
 		}
 	}()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -310,7 +311,7 @@ func cliCwd(h *host.Host) string {
 	if err != nil {
 		return ""
 	}
-	if _, err := h.Jail().Resolve("", wd); err != nil {
+	if _, err := h.ResolveInJail(context.Background(), "", wd); err != nil {
 		return ""
 	}
 	return wd

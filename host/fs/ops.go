@@ -28,6 +28,9 @@ func (f *FS) CreateDir(cwd, path string, parents, existOK bool) ([]string, error
 }
 
 func (f *FS) mkdir(cwd, path string, parents, existOK bool, depth int) ([]string, error) {
+	if parents {
+		return f.j.MkdirAll(cwd, path, 0o777, existOK) // the jail walks: ".." after a link as the kernel means it
+	}
 	var created []string
 	err := f.j.Do(cwd, path, false, func(l *jail.Location) error {
 		if l.Name == "." {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -31,16 +30,17 @@ func (f *FS) Rename(cwd, src, dst string) (from, to string, err error) {
 		if l.Name == "." {
 			return &os.PathError{Op: "move", Path: src, Err: errors.New("a root or \".\" cannot be moved; name a file or directory inside it")}
 		}
-		// A root nested in another root (or a directory holding one) is
-		// reached as an ordinary name; moving it would leave the jail with
-		// a root whose path no longer leads to it.
-		for _, r := range j.Roots() {
-			if r == l.Path || strings.HasPrefix(r, l.Path+"/") {
-				return &os.PathError{Op: "move", Path: src, Err: fmt.Errorf("%s is, or holds, the root %s, which cannot be moved", l.Path, r)}
-			}
-		}
 		if _, err := l.Dir.Lstat(l.Name); err != nil {
 			return err
+		}
+		// A root nested in another root (or a directory holding one) is
+		// reached as an ordinary name; moving it would leave the jail with
+		// a root whose path no longer leads to it. The jail compares
+		// devices and inodes, not spellings.
+		if r, err := l.HeldRoot(); err != nil {
+			return err
+		} else if r != "" {
+			return &os.PathError{Op: "move", Path: src, Err: fmt.Errorf("%s is, or holds, the root %s, which cannot be moved", l.Path, r)}
 		}
 		fd, err := unix.FcntlInt(uintptr(l.Dir.Fd()), unix.F_DUPFD_CLOEXEC, 0)
 		if err != nil {
