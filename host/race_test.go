@@ -149,3 +149,81 @@ func startSwapping(t *testing.T, dir string, pairs ...[2]string) (swaps func() i
 		return n.Load()
 	}
 }
+
+// TestRaceAddRoot adds a root while a swapper exchanges it with a symbolic
+// link to outside (RENAME_EXCHANGE), 10,000 times (2,000 under -short).
+// Each time the root is listed as the directory its descriptor is: a root
+// listed inside must read and write inside, and one listed as the outside
+// directory (the name was the link at that moment, and the link was
+// followed) is what the user asked for. 0 outside reads and writes through
+// a root listed inside. The root is removed again each round.
+func TestRaceAddRoot(t *testing.T) {
+	dir := t.TempDir()
+	ws, out := filepath.Join(dir, "ws"), filepath.Join(dir, "out")
+	os.MkdirAll(filepath.Join(ws, "sw"), 0o755)
+	os.MkdirAll(out, 0o755)
+	os.WriteFile(filepath.Join(ws, "sw", "f"), []byte("inside"), 0o644)
+	os.WriteFile(filepath.Join(out, "f"), []byte("OUTSIDE"), 0o644)
+	os.Symlink(out, filepath.Join(ws, "swl"))
+	h := newHost(t, host.Config{WorkspaceRoot: ws})
+	swaps, stopSwapping := startSwapping(t, ws, [2]string{"sw", "swl"})
+	defer stopSwapping()
+	for swaps() < 100 {
+		time.Sleep(time.Millisecond)
+	}
+
+	n := 10000
+	if testing.Short() {
+		n = 2000
+	}
+	var inside, outsideRoots, refused, badReads, writes int
+	for i := range n {
+		canon, err := h.AddRoot(filepath.Join(ws, "sw"))
+		if err != nil {
+			refused++ // e.g. the walk met the name mid-exchange
+			continue
+		}
+		switch canon {
+		case out:
+			outsideRoots++
+		case filepath.Join(ws, "sw"):
+			inside++
+			r, err := h.ReadFile(bg, "", canon+"/f")
+			if err != nil {
+				t.Fatalf("read through the new root %s: %v", canon, err)
+			}
+			if r.Contents != "inside" {
+				badReads++
+				t.Errorf("root %s (round %d) read %q", canon, i, r.Contents)
+			}
+			if i%20 == 0 {
+				if _, err := h.WriteFile(bg, "", canon+"/w", []byte("x")); err != nil {
+					t.Fatalf("write through the new root: %v", err)
+				}
+				writes++
+			}
+		default:
+			t.Fatalf("AddRoot returned %q", canon)
+		}
+		if err := h.RemoveRoot(canon); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := stopSwapping()
+	t.Logf("%d rounds, %d swaps: %d roots inside, %d outside, %d refused; %d writes", n, s, inside, outsideRoots, refused, writes)
+	if inside < n/100 {
+		t.Errorf("only %d roots were added inside: the test did not race", inside)
+	}
+	if got := h.Roots(); len(got) != 1 {
+		t.Errorf("roots left: %v", got)
+	}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if e.Name() != "f" {
+			t.Errorf("a write through a root listed inside landed outside: %s", e.Name())
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "f")); string(b) != "OUTSIDE" {
+		t.Errorf("outside file changed: %q", b)
+	}
+}

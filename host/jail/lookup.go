@@ -162,11 +162,15 @@ func (j *Jail) walk(rs, set *rootSet, abs string, m *mode) (*Location, error) {
 	p := abs
 	// A trailing "/" or "/." means a directory ("f/." is ENOTDIR for a file).
 	slash := strings.HasSuffix(abs, "/") || strings.HasSuffix(abs, "/.")
-	jumped := m.triedFast // one openat2 jump per pass at most
+	// An openat2 jump is tried at most once per run of plain names (a
+	// refused one is not retried inside the run); the first run of the
+	// first pass is the one the caller's fast path just tried, if it did.
+	skipFirst := m.triedFast
 	tooMany := func() error { return &os.PathError{Op: "resolve", Path: abs, Err: ErrTooManyLinks} }
 restart:
 	comps := splitPath(p)
 	w.reset()
+	jumpFrom := 0 // no jump starts before this index
 	for i := 0; i < len(comps); i++ {
 		c := comps[i]
 		if c == ".." {
@@ -177,7 +181,7 @@ restart:
 					return nil, tooMany()
 				}
 				p = w.canon + "/" + strings.Join(comps[i+1:], "/")
-				jumped = false
+				skipFirst = false
 				goto restart
 			}
 			continue
@@ -196,13 +200,15 @@ restart:
 			}
 			return nil, &EscapeError{Path: abs, Roots: rs.canonRoots()}
 		}
-		if !jumped && plain(comps[i:]) {
-			jumped = true
-			if l, ok := w.jump(comps[i:], m, slash); ok {
-				if l != nil {
-					return l, nil
-				}
-				i = len(comps) - 2 // the directories are walked; the final is next
+		if i >= jumpFrom {
+			e := runEnd(comps, i)
+			jumpFrom = e + 1
+			if skipFirst {
+				skipFirst = false
+			} else if l, n := w.jump(comps[i:e], e == len(comps), m, slash); l != nil {
+				return l, nil
+			} else if n > 0 {
+				i += n - 1 // n directories walked at once
 				continue
 			}
 		}
@@ -215,7 +221,7 @@ restart:
 						return nil, tooMany()
 					}
 					p = linkTarget(set, w.canon, target, nil)
-					jumped = false
+					skipFirst = false
 					goto restart
 				}
 				if !isNotLink(err) {
@@ -245,7 +251,7 @@ restart:
 					return nil, tooMany()
 				}
 				p = linkTarget(set, w.canon, target, comps[i+1:])
-				jumped = false
+				skipFirst = false
 				goto restart
 			}
 		}
@@ -262,53 +268,62 @@ restart:
 	return w.location(".", w.canon, slash), nil
 }
 
-// jump takes the plain rest of the path (tail: names only) in one openat2
-// from the current directory: the whole of it when the resolution opens
-// the final component itself (a Location holding the file), else the
-// directories before the final one (ok, nil: the walk goes on to the
-// final). It reports false, changing nothing, when openat2 is missing or
-// refuses (a symbolic link on the way, say): the walk then goes one
-// component at a time and judges what the kernel refused.
-func (w *walker) jump(tail []string, m *mode, slash bool) (*Location, bool) {
+// jump walks part of a run of plain names (run: no "..") with one openat2
+// from the current directory, which refuses every symbolic link. When the
+// run ends the path (tail) and the resolution opens the final component
+// itself, the whole run is opened and returned as a Location holding the
+// file; when it ends the path otherwise, the directories before the final
+// name are walked; when ".." follows the run, all but its last
+// MaxHeldDirs directories are, so that the ring still holds the parents
+// the ".." will need. It returns how many names it walked (0: nothing
+// changed, openat2 missing, refused, or not worth it); the walk then goes
+// one component at a time and judges what the kernel refused.
+func (w *walker) jump(run []string, tail bool, m *mode, slash bool) (*Location, int) {
 	if noOpenat2.Load() {
-		return nil, false
+		return nil, 0
 	}
 	cur := w.cur()
-	if m.open != nil {
+	if tail && m.open != nil {
 		flag := m.open.flag
 		if slash {
 			flag |= oDirectory
 		}
-		canon := joinName(w.canon, strings.Join(tail, "/"))
-		f, err := cur.openBeneath(strings.Join(tail, "/"), flag, m.open.perm, canon)
+		rel := strings.Join(run, "/")
+		canon := joinName(w.canon, rel)
+		f, err := cur.openBeneath(rel, flag, m.open.perm, canon)
 		if err != nil {
-			return nil, false
+			return nil, 0
 		}
-		return &Location{Name: tail[len(tail)-1], Path: canon, Slash: slash, file: f}, true
+		return &Location{Name: run[len(run)-1], Path: canon, Slash: slash, file: f}, 0
 	}
-	if len(tail) < 2 {
-		return nil, false
+	n := len(run) - 1 // the final name is the walk's
+	if !tail {
+		n = len(run) - MaxHeldDirs
 	}
-	dirs := strings.Join(tail[:len(tail)-1], "/")
+	if n < 2 {
+		return nil, 0 // one openat does as well
+	}
+	dirs := strings.Join(run[:n], "/")
 	d, err := cur.openDirBeneath(dirs)
 	if err != nil {
-		return nil, false
+		return nil, 0
 	}
 	w.closeRing()
 	w.ring[0], w.n = d, 1
-	w.below += len(tail) - 1
+	w.below += n
 	w.canon = joinName(w.canon, dirs)
-	return nil, true
+	return nil, n
 }
 
-// plain reports whether comps holds no "..".
-func plain(comps []string) bool {
-	for _, c := range comps {
-		if c == ".." {
-			return false
+// runEnd returns the index of the first ".." in comps at or after i, or
+// len(comps).
+func runEnd(comps []string, i int) int {
+	for ; i < len(comps); i++ {
+		if comps[i] == ".." {
+			return i
 		}
 	}
-	return true
+	return i
 }
 
 // linkTarget is the absolute path to resolve after meeting a symbolic link
