@@ -327,3 +327,10 @@ func TestEscapeTable(t *testing.T) {
 		}
 	}
 }
+
+// TestWithoutOpenat2 runs the escape table, the race tests and the jail's
+// other guarantees again with openat2 switched off: the descriptor walk
+// alone must keep every promise.
+func TestWithoutOpenat2(t *testing.T) {
+	escapetable.RerunWithoutOpenat2(t, "^(TestEscapeTable|TestRaceSwapDirWithSymlink|TestRaceAddRoot|TestDeepPathDescriptors|TestRenameRootByIdentity|TestResolveCanonical|TestCreateDirParentsDotDotAfterLink|TestHostRemoveRoot|TestNearestDir)$")
+}

@@ -200,8 +200,16 @@ restart:
 			}
 			return nil, &EscapeError{Path: abs, Roots: rs.canonRoots()}
 		}
+		if r := set.byCanon[next]; r != nil {
+			// A root nested in this one is its descriptor, whatever the
+			// name now holds (as on the fast path, which starts from the
+			// deepest root).
+			w.closeRing()
+			w.root, w.below, w.canon = r, 0, next
+			continue
+		}
 		if i >= jumpFrom {
-			e := runEnd(comps, i)
+			e := w.runEnd(comps, i)
 			jumpFrom = e + 1
 			if skipFirst {
 				skipFirst = false
@@ -315,12 +323,21 @@ func (w *walker) jump(run []string, tail bool, m *mode, slash bool) (*Location, 
 	return nil, n
 }
 
-// runEnd returns the index of the first ".." in comps at or after i, or
-// len(comps).
-func runEnd(comps []string, i int) int {
+// runEnd returns where the run of plain names from comps[i] ends: at the
+// first "..", at a name whose path is a root (the walk enters that root by
+// its descriptor), or at the end.
+func (w *walker) runEnd(comps []string, i int) int {
+	p, nested := w.canon, w.set.ancestors[w.canon]
 	for ; i < len(comps); i++ {
 		if comps[i] == ".." {
 			return i
+		}
+		if nested {
+			p = joinName(p, comps[i])
+			if w.set.byCanon[p] != nil {
+				return i
+			}
+			nested = w.set.ancestors[p]
 		}
 	}
 	return i

@@ -64,6 +64,13 @@ var Cases = []Case{
 	{Name: "deep dotdot outside", FS: []string{"ws/a/b/"}, Path: "a/b/../../../out/secret", Escape: true},
 	{Name: "dotdot new file outside", Path: "../out/new", Escape: true},
 	{Name: "absolute inside", FS: []string{"ws/f"}, Path: "$T/ws/f", Target: "ws/f"},
+	// Spellings: every result is canonical (no "//", ".", trailing "/").
+	{Name: "double slash absolute", FS: []string{"ws/f"}, Path: "$T/ws//f", Target: "ws/f"},
+	{Name: "double slash relative", FS: []string{"ws/a/f"}, Path: "a//f", Target: "ws/a/f"},
+	{Name: "dot in the middle", FS: []string{"ws/a/f"}, Path: "a/./f", Target: "ws/a/f"},
+	{Name: "double slash dir", FS: []string{"ws/a/"}, Path: "$T/ws//a//", Target: "ws/a"},
+	{Name: "double slash new file", FS: []string{"ws/a/"}, Path: "a//new", Target: "ws/a/new"},
+	{Name: "double slash second root", FS: []string{"ws2/g"}, Path: "$T/ws2//g", Target: "ws2/g"},
 	{Name: "absolute outside", Path: "$T/out/secret", Escape: true},
 	{Name: "absolute etc passwd", Path: "/etc/passwd", Escape: true},
 	{Name: "absolute slash", Path: "/", Escape: true},
