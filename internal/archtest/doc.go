@@ -1,0 +1,5 @@
+// Package archtest holds the architecture tests: rules about the module's
+// own source that keep "one resolver" true (no package but host/jail
+// resolves symbolic links; nothing above host imports host/jail). It has
+// no code; see arch_test.go.
+package archtest
