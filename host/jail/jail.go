@@ -127,6 +127,8 @@ type Jail struct {
 	// root set holds it, so it is closed with the last one.
 	slash    *root
 	slashSet *rootSet
+
+	hints linkHints // paths that were symbolic links (see linkHints)
 }
 
 // New returns a Jail whose first root is workspace and whose others are

@@ -1,6 +1,7 @@
 package jail
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -51,18 +52,43 @@ type walker struct {
 	set   *rootSet // the roots walked through ("/" alone under Unrestricted or for AddRoot)
 	root  *root    // the root the walk is in; nil while above every root
 	below int      // components walked below root
-	canon string   // canonical absolute path of where the walk stands
+	// buf is the canonical absolute path of where the walk stands, built
+	// in place (map lookups on string(buf) do not allocate).
+	buf []byte
 	// ring[:n] are the directories at depths below-n+1 .. below under
 	// root, oldest first; ring[n-1] is the current directory when below>0.
 	ring [MaxHeldDirs]*Dir
 	n    int
+
+	hints *linkHints
 }
 
 // reset puts the walk back at "/".
 func (w *walker) reset() {
 	w.closeRing()
-	w.root, w.below, w.canon = w.set.byCanon["/"], 0, "/"
+	w.root, w.below, w.buf = w.set.byCanon["/"], 0, append(w.buf[:0], '/')
 }
+
+// add appends a name to buf and returns buf's length before.
+func (w *walker) add(name string) int {
+	mark := len(w.buf)
+	if mark > 1 {
+		w.buf = append(w.buf, '/')
+	}
+	w.buf = append(w.buf, name...)
+	return mark
+}
+
+// back removes buf's last name.
+func (w *walker) back() {
+	i := bytes.LastIndexByte(w.buf, '/')
+	if i <= 0 {
+		i = 1
+	}
+	w.buf = w.buf[:i]
+}
+
+func (w *walker) canon() string { return string(w.buf) }
 
 func (w *walker) closeRing() {
 	for i := range w.n {
@@ -99,26 +125,26 @@ func (w *walker) push(d *Dir, name string) {
 	w.ring[w.n] = d
 	w.n++
 	w.below++
-	w.canon = joinName(w.canon, name)
+	w.add(name)
 }
 
 // up applies "..". It reports true when the parent is not held and must be
-// re-derived by walking to w.canon again.
+// re-derived by walking to w.canon() again.
 func (w *walker) up() (rewalk bool) {
 	if w.root != nil && w.below > 0 {
 		w.n--
 		w.ring[w.n].close()
 		w.ring[w.n] = nil
 		w.below--
-		w.canon = parentDir(w.canon)
+		w.back()
 		return w.below > 0 && w.n == 0
 	}
-	w.canon = parentDir(w.canon)
-	if r := w.set.byCanon[w.canon]; r != nil {
+	w.back()
+	if r := w.set.byCanon[string(w.buf)]; r != nil {
 		w.root, w.below = r, 0
 		return false
 	}
-	if r, _ := w.set.containing(w.canon); r != nil {
+	if r, _ := w.set.containing(w.canon()); r != nil {
 		// Out of a nested root into the root around it.
 		return true
 	}
@@ -156,7 +182,7 @@ func (w *walker) location(name, canon string, slash bool) *Location {
 // there is opened. The canonical path is built from the names the walk
 // went through, so it has no "//", ".", ".." or trailing "/".
 func (j *Jail) walk(rs, set *rootSet, abs string, m *mode) (*Location, error) {
-	w := walker{set: set}
+	w := walker{set: set, buf: make([]byte, 0, len(abs)+64), hints: &j.hints}
 	defer w.closeRing()
 	links, rewalks := 0, 0
 	p := abs
@@ -167,8 +193,9 @@ func (j *Jail) walk(rs, set *rootSet, abs string, m *mode) (*Location, error) {
 	// first pass is the one the caller's fast path just tried, if it did.
 	skipFirst := m.triedFast
 	tooMany := func() error { return &os.PathError{Op: "resolve", Path: abs, Err: ErrTooManyLinks} }
+	var comps []string
 restart:
-	comps := splitPath(p)
+	comps = appendSplit(comps[:0], p)
 	w.reset()
 	jumpFrom := 0 // no jump starts before this index
 	for i := 0; i < len(comps); i++ {
@@ -180,40 +207,55 @@ restart:
 				if rewalks++; rewalks > MaxPathLen {
 					return nil, tooMany()
 				}
-				p = w.canon + "/" + strings.Join(comps[i+1:], "/")
+				p = w.canon() + "/" + strings.Join(comps[i+1:], "/")
 				skipFirst = false
 				goto restart
 			}
 			continue
 		}
 		last := i == len(comps)-1
-		next := joinName(w.canon, c)
 		cur := w.cur()
+		mark := w.add(c)
 		if cur == nil {
-			if r := set.byCanon[next]; r != nil {
-				w.root, w.below, w.canon = r, 0, next
+			if r := set.byCanon[string(w.buf)]; r != nil {
+				w.root, w.below = r, 0
 				continue
 			}
-			if !last && set.ancestors[next] {
-				w.canon = next
+			if !last && set.ancestors[string(w.buf)] {
 				continue
 			}
 			return nil, &EscapeError{Path: abs, Roots: rs.canonRoots()}
 		}
-		if r := set.byCanon[next]; r != nil {
+		if r := set.byCanon[string(w.buf)]; r != nil {
 			// A root nested in this one is its descriptor, whatever the
 			// name now holds (as on the fast path, which starts from the
 			// deepest root).
 			w.closeRing()
-			w.root, w.below, w.canon = r, 0, next
+			w.root, w.below = r, 0
 			continue
 		}
-		if i >= jumpFrom {
-			e := w.runEnd(comps, i)
-			jumpFrom = e + 1
-			if skipFirst {
+		w.buf = w.buf[:mark]
+		next := func() string { return joinName(w.canon(), c) }
+		if (!last || m.follow || slash) && w.hinted(c) {
+			// It was a link: read it first.
+			if target, err := cur.Readlink(c); err == nil {
+				if links++; links > MaxSymlinks {
+					return nil, tooMany()
+				}
+				p = linkTarget(set, w.buf, target, comps[i+1:])
 				skipFirst = false
-			} else if l, n := w.jump(comps[i:e], e == len(comps), m, slash); l != nil {
+				goto restart
+			}
+			w.hints.drop(next())
+		}
+		if i >= jumpFrom {
+			e, end := w.runEnd(comps, i)
+			jumpFrom = e + 1
+			if e == i {
+				// a root's name or a hinted link: dealt with above
+			} else if skipFirst {
+				skipFirst = false
+			} else if l, n := w.jump(comps[i:e], end, m, slash); l != nil {
 				return l, nil
 			} else if n > 0 {
 				i += n - 1 // n directories walked at once
@@ -228,7 +270,8 @@ restart:
 					if links++; links > MaxSymlinks {
 						return nil, tooMany()
 					}
-					p = linkTarget(set, w.canon, target, nil)
+					w.hints.add(next())
+					p = linkTarget(set, w.buf, target, nil)
 					skipFirst = false
 					goto restart
 				}
@@ -236,14 +279,14 @@ restart:
 					return nil, err
 				}
 			}
-			return w.location(c, next, slash), nil
+			return w.location(c, next(), slash), nil
 		}
 		w.room()
 		nd, err := cur.openDir(c)
 		if err != nil && m.mkdirs && errors.Is(err, fs.ErrNotExist) {
 			switch merr := cur.Mkdir(c, 0o777); {
 			case merr == nil:
-				m.created = append(m.created, next)
+				m.created = append(m.created, next())
 			case !errors.Is(merr, fs.ErrExist): // created meanwhile: open it
 				return nil, merr
 			}
@@ -258,22 +301,23 @@ restart:
 				if links++; links > MaxSymlinks {
 					return nil, tooMany()
 				}
-				p = linkTarget(set, w.canon, target, comps[i+1:])
+				w.hints.add(next())
+				p = linkTarget(set, w.buf, target, comps[i+1:])
 				skipFirst = false
 				goto restart
 			}
 		}
 		if m.nearest && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, enotdir)) {
-			l := w.location(c, next, false)
+			l := w.location(c, next(), false)
 			l.missing = true
 			return l, nil
 		}
-		return nil, &os.PathError{Op: "openat", Path: next, Err: err}
+		return nil, &os.PathError{Op: "openat", Path: next(), Err: err}
 	}
 	if w.cur() == nil {
 		return nil, &EscapeError{Path: abs, Roots: rs.canonRoots()}
 	}
-	return w.location(".", w.canon, slash), nil
+	return w.location(".", w.canon(), slash), nil
 }
 
 // jump walks part of a run of plain names (run: no "..") with one openat2
@@ -286,27 +330,31 @@ restart:
 // the ".." will need. It returns how many names it walked (0: nothing
 // changed, openat2 missing, refused, or not worth it); the walk then goes
 // one component at a time and judges what the kernel refused.
-func (w *walker) jump(run []string, tail bool, m *mode, slash bool) (*Location, int) {
+func (w *walker) jump(run []string, end runEndKind, m *mode, slash bool) (*Location, int) {
 	if noOpenat2.Load() {
 		return nil, 0
 	}
 	cur := w.cur()
-	if tail && m.open != nil {
+	if end == endTail && m.open != nil {
 		flag := m.open.flag
 		if slash {
 			flag |= oDirectory
 		}
-		rel := strings.Join(run, "/")
-		canon := joinName(w.canon, rel)
+		canon, rel := w.joinRun(run)
 		f, err := cur.openBeneath(rel, flag, m.open.perm, canon)
 		if err != nil {
 			return nil, 0
 		}
 		return &Location{Name: run[len(run)-1], Path: canon, Slash: slash, file: f}, 0
 	}
-	n := len(run) - 1 // the final name is the walk's
-	if !tail {
+	var n int
+	switch end {
+	case endTail:
+		n = len(run) - 1 // the final name is the walk's
+	case endDotDot:
 		n = len(run) - MaxHeldDirs
+	case endStop:
+		n = len(run)
 	}
 	if n < 2 {
 		return nil, 0 // one openat does as well
@@ -319,49 +367,105 @@ func (w *walker) jump(run []string, tail bool, m *mode, slash bool) (*Location, 
 	w.closeRing()
 	w.ring[0], w.n = d, 1
 	w.below += n
-	w.canon = joinName(w.canon, dirs)
+	w.add(dirs)
 	return nil, n
 }
 
 // runEnd returns where the run of plain names from comps[i] ends: at the
 // first "..", at a name whose path is a root (the walk enters that root by
-// its descriptor), or at the end.
-func (w *walker) runEnd(comps []string, i int) int {
-	p, nested := w.canon, w.set.ancestors[w.canon]
+// its descriptor) or a hinted link (the walk reads it), or at the end of
+// the path (tail).
+func (w *walker) runEnd(comps []string, i int) (e int, end runEndKind) {
+	mark := len(w.buf)
+	defer func() { w.buf = w.buf[:mark] }()
+	nested, hinted := w.set.ancestors[string(w.buf)], w.hints.any()
 	for ; i < len(comps); i++ {
 		if comps[i] == ".." {
-			return i
+			return i, endDotDot
 		}
-		if nested {
-			p = joinName(p, comps[i])
-			if w.set.byCanon[p] != nil {
-				return i
+		if nested || hinted {
+			w.add(comps[i])
+			if nested && w.set.byCanon[string(w.buf)] != nil || hinted && w.hints.hasBytes(w.buf) {
+				return i, endStop
 			}
-			nested = w.set.ancestors[p]
+			nested = nested && w.set.ancestors[string(w.buf)]
 		}
 	}
-	return i
+	return i, endTail
+}
+
+// runEndKind says what ends a run of plain names.
+type runEndKind int
+
+const (
+	endTail   runEndKind = iota // the end of the path
+	endDotDot                   // "..": the ring must hold the run's last directories
+	endStop                     // a root or a hinted link, which the walk deals with itself
+)
+
+// hinted reports whether the name c in the current directory was a link.
+func (w *walker) hinted(c string) bool {
+	if !w.hints.any() {
+		return false
+	}
+	mark := w.add(c)
+	ok := w.hints.hasBytes(w.buf)
+	w.buf = w.buf[:mark]
+	return ok
+}
+
+// joinRun returns the canonical path of run below where the walk stands,
+// and run joined (a suffix of it), in one allocation.
+func (w *walker) joinRun(run []string) (canon, rel string) {
+	n := len(w.buf) + len(run)
+	for _, c := range run {
+		n += len(c)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.Write(w.buf)
+	start := b.Len() + 1
+	if len(w.buf) == 1 {
+		start = 1
+	}
+	for _, c := range run {
+		if b.Len() > 1 {
+			b.WriteByte('/')
+		}
+		b.WriteString(c)
+	}
+	canon = b.String()
+	return canon, canon[start:]
 }
 
 // linkTarget is the absolute path to resolve after meeting a symbolic link
 // in directory dir whose target is target, with rest still to walk.
-func linkTarget(rs *rootSet, dir, target string, rest []string) string {
-	var p string
-	if filepath.IsAbs(target) {
-		p = rs.unalias(target)
-	} else {
-		p = dir + "/" + target
+func linkTarget(rs *rootSet, dir []byte, target string, rest []string) string {
+	abs := filepath.IsAbs(target)
+	if abs {
+		target = rs.unalias(target)
 	}
-	if len(rest) > 0 {
-		p += "/" + strings.Join(rest, "/")
+	n := len(dir) + 1 + len(target)
+	for _, c := range rest {
+		n += 1 + len(c)
 	}
-	return p
+	var b strings.Builder
+	b.Grow(n)
+	if !abs {
+		b.Write(dir)
+		b.WriteByte('/')
+	}
+	b.WriteString(target)
+	for _, c := range rest {
+		b.WriteByte('/')
+		b.WriteString(c)
+	}
+	return b.String()
 }
 
-// splitPath splits an absolute path into its components, dropping empty
-// ones and ".".
-func splitPath(p string) []string {
-	out := make([]string, 0, strings.Count(p, "/"))
+// appendSplit appends the components of the absolute path p to out,
+// dropping empty ones and ".".
+func appendSplit(out []string, p string) []string {
 	for p != "" {
 		i := strings.IndexByte(p, '/')
 		var c string

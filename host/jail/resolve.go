@@ -173,6 +173,11 @@ func (j *Jail) locateFast(set *rootSet, abs string, m *mode) *Location {
 		return nil
 	}
 	canon := joinName(r.canon, rel)
+	if j.hints.under(r.canon, canon) {
+		// A link was on this way last time: the walk goes straight to it.
+		m.triedFast = true
+		return nil
+	}
 	if m.open != nil {
 		if noOpenat2.Load() {
 			return nil

@@ -358,3 +358,51 @@ func TestAddRootCanonical(t *testing.T) {
 		}
 	})
 }
+
+// TestLinkHints: a hint only picks which system call comes first. A link
+// replaced by a directory, or retargeted outside, is judged by what the
+// kernel says now, and the hint is dropped when it is wrong. The set stays
+// bounded.
+func TestLinkHints(t *testing.T) {
+	bothWalks(t, func(t *testing.T) {
+		dir := tree(t, "ws/a/f", "ws/l => a", "out/f")
+		ws := filepath.Join(dir, "ws")
+		j := newJail(t, ws)
+		read := func(p string) (string, error) {
+			f, canon, err := j.OpenFile("", p, os.O_RDONLY, 0)
+			if err != nil {
+				return "", err
+			}
+			f.Close()
+			return canon, nil
+		}
+		if got, err := read("l/f"); err != nil || got != ws+"/a/f" {
+			t.Fatalf("through the link: %q, %v", got, err)
+		}
+		if !j.hints.has(ws + "/l") {
+			t.Fatalf("no hint recorded for %s/l", ws)
+		}
+		// Retargeted outside: refused.
+		os.Remove(filepath.Join(ws, "l"))
+		os.Symlink(filepath.Join(dir, "out"), filepath.Join(ws, "l"))
+		if got, err := read("l/f"); !errors.Is(err, ErrEscape) {
+			t.Errorf("retargeted outside: %q, %v; want ErrEscape", got, err)
+		}
+		// Replaced by a directory: read as the directory, hint dropped.
+		os.Remove(filepath.Join(ws, "l"))
+		os.MkdirAll(filepath.Join(ws, "l"), 0o755)
+		os.WriteFile(filepath.Join(ws, "l", "f"), []byte("dir"), 0o644)
+		if got, err := read("l/f"); err != nil || got != ws+"/l/f" {
+			t.Errorf("now a directory: %q, %v", got, err)
+		}
+		if j.hints.has(ws + "/l") {
+			t.Errorf("a wrong hint was kept")
+		}
+		for i := range 2 * maxLinkHints {
+			j.hints.add(ws + "/x" + string(rune('a'+i%26)) + strings.Repeat("y", i))
+		}
+		if n := len(*j.hints.m.Load()); n > maxLinkHints {
+			t.Errorf("%d hints kept, bound %d", n, maxLinkHints)
+		}
+	})
+}
