@@ -40,10 +40,13 @@ type mode struct {
 	triedFast bool
 }
 
-// finalOpen is the open(2) an OpenFile resolution ends with.
+// finalOpen is the open(2) an OpenFile resolution ends with, and its
+// result.
 type finalOpen struct {
-	flag int
-	perm fs.FileMode
+	flag  int
+	perm  fs.FileMode
+	file  *os.File // the file opened
+	canon string   // its canonical path
 }
 
 // walker is the state of one resolution: where it stands and the ring of

@@ -16,13 +16,11 @@ func needSlash(Policy) bool { return true }
 // (see AddRoot) and returns it with its canonical path. j.mu is held, so
 // rs, the current set, holds "/" open throughout.
 func (j *Jail) openRoot(rs *rootSet, abs string) (*Dir, string, error) {
-	var f *os.File
-	var canon string
-	flag := oPath | unix.O_DIRECTORY
-	err := j.run(rs, j.slashSet, abs, &mode{follow: true, open: &finalOpen{flag: flag}}, openOp(flag, 0, &f, &canon))
-	if err != nil {
+	fo := &finalOpen{flag: oPath | unix.O_DIRECTORY}
+	if err := j.run(rs, j.slashSet, abs, &mode{follow: true, open: fo}, openFinal); err != nil {
 		return nil, "", err
 	}
+	f, canon := fo.file, fo.canon
 	defer f.Close()
 	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {

@@ -24,8 +24,9 @@ type Location struct {
 	// caller meant a directory.
 	Slash bool
 
-	owned   bool     // Dir is ours to close (not a root's)
-	file    *os.File // the final component, when the resolution opened it (OpenFile)
+	owned   bool       // Dir is ours to close (not a root's)
+	file    *os.File   // the final component, when the resolution opened it (OpenFile)
+	open    *finalOpen // OpenFile's open, for openFinal
 	missing bool     // Nearest: Name does not exist (or is not a directory) in Dir
 	rs      *rootSet // the roots the resolution went through
 }
@@ -139,13 +140,16 @@ func (j *Jail) walkSet(rs *rootSet) *rootSet {
 func (j *Jail) run(rs, set *rootSet, abs string, m *mode, op func(*Location) error) error {
 	for try := 0; ; try++ {
 		l := j.locateFast(set, abs, m)
+		if l == opened {
+			return nil // the fast path did the open: nothing left for op
+		}
 		if l == nil {
 			var err error
 			if l, err = j.walk(rs, set, abs, m); err != nil {
 				return err
 			}
 		}
-		l.rs = rs
+		l.rs, l.open = rs, m.open
 		err := runOp(l, op)
 		if !m.follow || try >= MaxSymlinks || !errors.Is(err, eloop) {
 			return err
@@ -172,7 +176,10 @@ func (j *Jail) locateFast(set *rootSet, abs string, m *mode) *Location {
 	if r == nil || !cleanRel(rel) {
 		return nil
 	}
-	canon := joinName(r.canon, rel)
+	canon := abs // when abs is spelled canonically, as it mostly is
+	if len(abs) != len(r.canon)+1+len(rel) || r.canon == "/" {
+		canon = joinName(r.canon, rel)
+	}
 	if j.hints.under(r.canon, canon) {
 		// A link was on this way last time: the walk goes straight to it.
 		m.triedFast = true
@@ -187,7 +194,8 @@ func (j *Jail) locateFast(set *rootSet, abs string, m *mode) *Location {
 			m.triedFast = true
 			return nil
 		}
-		return &Location{Name: filepath.Base(rel), Path: canon, file: f}
+		m.open.file, m.open.canon = f, canon
+		return opened
 	}
 	l := &Location{Dir: r.dir, Name: rel, Path: canon}
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
@@ -217,42 +225,42 @@ func (j *Jail) locateFast(set *rootSet, abs string, m *mode) *Location {
 // It is Do with an operation that opens; when no link is on the way, the
 // resolution and the open are one openat2.
 func (j *Jail) OpenFile(cwd, path string, flag int, perm fs.FileMode) (*os.File, string, error) {
-	var f *os.File
-	var canon string
-	err := j.do(cwd, path, &mode{follow: true, open: &finalOpen{flag, perm}}, openOp(flag, perm, &f, &canon))
-	if err != nil {
+	fo := &finalOpen{flag: flag, perm: perm}
+	if err := j.do(cwd, path, &mode{follow: true, open: fo}, openFinal); err != nil {
 		return nil, "", err
 	}
-	return f, canon, nil
+	return fo.file, fo.canon, nil
 }
 
-// openOp is OpenFile's operation: take the file the resolution opened, or
-// open the final component in its directory.
-func openOp(flag int, perm fs.FileMode, f **os.File, canon *string) func(*Location) error {
-	return func(l *Location) error {
-		if l.file != nil {
-			*f, *canon, l.file = l.file, l.Path, nil
-			return nil
-		}
-		fl := flag
-		if l.Slash && l.Name != "." {
-			fl |= oDirectory
-		}
-		file, err := l.Dir.OpenFile(l.Name, fl, perm)
-		if err != nil {
-			if errors.Is(err, enotdir) && fl&oDirectory != 0 {
-				// A link swapped in is refused by O_NOFOLLOW|O_DIRECTORY
-				// as ENOTDIR; make it ELOOP so that Do follows it (a
-				// directory there now was a link a moment ago).
-				if fi, lerr := l.Dir.Lstat(l.Name); lerr == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
-					return errFinalLink
-				}
-			}
-			return err
-		}
-		*f, *canon = file, l.Path
+// opened is what locateFast returns when it did the final open itself.
+var opened = &Location{}
+
+// openFinal is OpenFile's operation: take the file the resolution opened,
+// or open the final component in its directory.
+func openFinal(l *Location) error {
+	fo := l.open
+	if l.file != nil {
+		fo.file, fo.canon, l.file = l.file, l.Path, nil
 		return nil
 	}
+	flag := fo.flag
+	if l.Slash && l.Name != "." {
+		flag |= oDirectory
+	}
+	file, err := l.Dir.OpenFile(l.Name, flag, fo.perm)
+	if err != nil {
+		if errors.Is(err, enotdir) && flag&oDirectory != 0 {
+			// A link swapped in is refused by O_NOFOLLOW|O_DIRECTORY
+			// as ENOTDIR; make it ELOOP so that Do follows it (a
+			// directory there now was a link a moment ago).
+			if fi, lerr := l.Dir.Lstat(l.Name); lerr == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
+				return errFinalLink
+			}
+		}
+		return err
+	}
+	fo.file, fo.canon = file, l.Path
+	return nil
 }
 
 // OpenDir opens the directory path names (links followed inside the
@@ -385,13 +393,12 @@ func (j *Jail) cwd(rs *rootSet, cwd string) (string, error) {
 		return r.canon, nil
 	}
 	// A working directory must be a directory: open it as one.
-	var f *os.File
-	var canon string
-	if err := j.run(rs, rs, cwd, &mode{follow: true, open: &finalOpen{flag: oPath | oDirectory}}, openOp(oPath|oDirectory, 0, &f, &canon)); err != nil {
+	fo := &finalOpen{flag: oPath | oDirectory}
+	if err := j.run(rs, rs, cwd, &mode{follow: true, open: fo}, openFinal); err != nil {
 		return "", err
 	}
-	f.Close()
-	return canon, nil
+	fo.file.Close()
+	return fo.canon, nil
 }
 
 // Plain returns, without any system call, the absolute path that path
