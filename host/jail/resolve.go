@@ -27,8 +27,8 @@ type Location struct {
 	owned   bool       // Dir is ours to close (not a root's)
 	file    *os.File   // the final component, when the resolution opened it (OpenFile)
 	open    *finalOpen // OpenFile's open, for openFinal
-	missing bool     // Nearest: Name does not exist (or is not a directory) in Dir
-	rs      *rootSet // the roots the resolution went through
+	missing bool       // Nearest: Name does not exist (or is not a directory) in Dir
+	rs      *rootSet   // the roots the resolution went through
 }
 
 // Close releases the directory. It is safe to call twice; the operation
