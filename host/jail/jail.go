@@ -5,17 +5,28 @@
 //
 // Under the Jailed policy, every operation of a Jail (and of the packages
 // built on it, host/fs and the host facade) reaches only files and
-// directories beneath one of its roots. Paths are resolved one component at
-// a time through open directory descriptors, each opened with O_NOFOLLOW;
-// ".." is never opened but computed from the path already walked; a
+// directories beneath one of its roots. There is one resolver (walk, in
+// lookup.go): paths are resolved one component at a time through open
+// directory descriptors, each opened with O_NOFOLLOW; ".." is never opened
+// but is the directory walked before (or, past the last MaxHeldDirs, the
+// parent re-derived by walking again through the roots' descriptors); a
 // symbolic link is read with readlinkat and followed only when its target
 // lies inside a root (any root: a link from one root into another is
 // followed). Because every step starts from a descriptor obtained the same
 // way, a symbolic link swapped in while a path is being resolved is seen as
 // a link, judged, and refused if it leads out: there is no window between a
-// check and a use. On Linux the common case (no symbolic link on the way)
-// is a single openat2 call with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, which
-// the kernel enforces; anything else falls back to the walk described above.
+// check and a use. On Linux a run of plain names (no link, no "..") is one
+// openat2 call with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, which the kernel
+// enforces; anything it refuses falls back to the walk.
+//
+// Every path a Jail returns is canonical: no "//", no "." or "..", no
+// trailing "/". A resolution holds at most MaxHeldDirs descriptors of its
+// own, however deep the path. Roots are opened by the same walk (AddRoot)
+// and removed by reference counting (RemoveRoot): an operation that starts
+// after RemoveRoot returns cannot reach the root, and its descriptor is
+// closed once no running operation uses it. Whether a directory is or holds
+// a root is decided by device and inode (Location.HeldRoot), not by
+// comparing strings.
 //
 // # Not guaranteed
 //
