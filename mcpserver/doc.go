@@ -42,9 +42,10 @@
 //
 // The exec and run_capture tools, offered only with Options.AllowExec, run
 // commands that the jail does not confine: it decides only where they
-// start. Roots that a client adds (roots/list) widen the jail for the rest
-// of the session; the jail has no way to take a root back, so a root the
-// client later drops stays reachable until the server restarts. Updates are
+// start. Roots that a client adds (roots/list) widen the jail until a later
+// roots/list (after roots/list_changed) no longer offers them: then they are
+// removed, and calls that start afterwards cannot reach them; the
+// command-line roots always stay. Updates are
 // asynchronous: a notification may arrive after the result of the call that
 // caused it.
 //

@@ -93,6 +93,18 @@ var (
 	ErrTooManyLinks = errTooManyLinks{}
 )
 
+// ErrSymlink is wrapped by DoNoLinks's error for a path with a symbolic
+// link on the way (the final component included). It also matches
+// syscall.ELOOP.
+var ErrSymlink = errSymlink{}
+
+type errSymlink struct{}
+
+func (errSymlink) Error() string { return "a symbolic link on the way, where none is allowed" }
+func (errSymlink) Is(target error) bool {
+	return target == eloop
+}
+
 type errTooManyLinks struct{}
 
 func (errTooManyLinks) Error() string { return "too many levels of symbolic links" }

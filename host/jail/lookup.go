@@ -35,6 +35,9 @@ type mode struct {
 	// nearest: a directory missing on the way (or a file where a
 	// directory should be) ends the walk there, with Location.missing set.
 	nearest bool
+	// noLinks: a symbolic link anywhere on the way, the final component
+	// included, is an error wrapping ErrSymlink (DoNoLinks).
+	noLinks bool
 	// triedFast: the caller's single openat2 for the whole path failed;
 	// the walk's first pass does not repeat it.
 	triedFast bool
@@ -239,9 +242,12 @@ restart:
 		}
 		w.buf = w.buf[:mark]
 		next := func() string { return joinName(w.canon(), c) }
-		if (!last || m.follow || slash) && w.hinted(c) {
+		if (!last || m.follow || slash || m.noLinks) && w.hinted(c) {
 			// It was a link: read it first.
 			if target, err := cur.Readlink(c); err == nil {
+				if m.noLinks {
+					return nil, linkRefused(next())
+				}
 				if links++; links > MaxSymlinks {
 					return nil, tooMany()
 				}
@@ -267,9 +273,12 @@ restart:
 		}
 		if last {
 			// A trailing slash means a directory: links are followed.
-			if m.follow || slash {
+			if m.follow || slash || m.noLinks {
 				target, err := cur.Readlink(c)
 				if err == nil {
+					if m.noLinks {
+						return nil, linkRefused(next())
+					}
 					if links++; links > MaxSymlinks {
 						return nil, tooMany()
 					}
@@ -301,6 +310,9 @@ restart:
 		}
 		if isMaybeLink(err) {
 			if target, lerr := cur.Readlink(c); lerr == nil {
+				if m.noLinks {
+					return nil, linkRefused(next())
+				}
 				if links++; links > MaxSymlinks {
 					return nil, tooMany()
 				}
@@ -321,6 +333,11 @@ restart:
 		return nil, &EscapeError{Path: abs, Roots: rs.canonRoots()}
 	}
 	return w.location(".", w.canon(), slash), nil
+}
+
+// linkRefused is the error for a link met in noLinks mode.
+func linkRefused(p string) error {
+	return &os.PathError{Op: "resolve", Path: p, Err: ErrSymlink}
 }
 
 // jump walks part of a run of plain names (run: no "..") with one openat2

@@ -112,6 +112,16 @@ func (j *Jail) Do(cwd, path string, follow bool, op func(*Location) error) error
 	return j.do(cwd, path, &mode{follow: follow}, op)
 }
 
+// DoNoLinks is Do for places that must not be reached through any
+// symbolic link (an outbox, say): a link anywhere on path's way, the final
+// component included, gives an error wrapping ErrSymlink, and op is never
+// given a link. cwd is resolved as for Do. A link swapped in after the
+// resolution is op's to refuse (O_NOFOLLOW and the *at calls of Dir do);
+// Do does not retry.
+func (j *Jail) DoNoLinks(cwd, path string, op func(*Location) error) error {
+	return j.do(cwd, path, &mode{noLinks: true}, op)
+}
+
 // do is Do with a mode.
 func (j *Jail) do(cwd, path string, m *mode, op func(*Location) error) error {
 	rs, err := j.acquire()
@@ -209,7 +219,7 @@ func (j *Jail) locateFast(set *rootSet, abs string, m *mode) *Location {
 		}
 		l.Dir, l.Name, l.owned = d, rel[i+1:], true
 	}
-	if m.follow {
+	if m.follow || m.noLinks {
 		if _, err := l.Dir.Readlink(l.Name); err == nil || !isNotLink(err) {
 			l.Close() // a link to follow, or an error for the walk to report
 			return nil

@@ -406,3 +406,29 @@ func TestLinkHints(t *testing.T) {
 		}
 	})
 }
+
+// TestDoNoLinks: a link anywhere on the way, the final component
+// included, is refused with ErrSymlink; plain paths and ".." pass.
+func TestDoNoLinks(t *testing.T) {
+	bothWalks(t, func(t *testing.T) {
+		dir := tree(t, "ws/a/b/f", "ws/la => a", "ws/a/lf => b/f", "ws/a/b/dang => nothere")
+		ws := filepath.Join(dir, "ws")
+		j := newJail(t, ws)
+		for _, p := range []string{"a/b/f", "a/b/../b/f", ws + "//a/b/f", "a/b/new"} {
+			if err := j.DoNoLinks("", p, func(l *Location) error { return nil }); err != nil {
+				t.Errorf("DoNoLinks(%q): %v", p, err)
+			}
+		}
+		for _, p := range []string{"la/b/f", "a/lf", "la", "a/b/dang", "la/b/../b/f", "a/b/dang/"} {
+			for range 2 { // the second time a link hint may be in play
+				err := j.DoNoLinks("", p, func(l *Location) error {
+					t.Errorf("DoNoLinks(%q) reached the operation with %s", p, l.Path)
+					return nil
+				})
+				if !errors.Is(err, ErrSymlink) {
+					t.Errorf("DoNoLinks(%q): %v, want ErrSymlink", p, err)
+				}
+			}
+		}
+	})
+}
