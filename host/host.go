@@ -66,7 +66,9 @@ const (
 )
 
 // EscapeError is the error for a path that leaves every root: it wraps
-// ErrEscape and names the path and the roots it would have to be in.
+// ErrEscape and names the Path and the Roots it would have to be in. It is
+// [jail.EscapeError], where each field is documented: go doc
+// github.com/agenthost/agenthost/host/jail EscapeError.
 type EscapeError = jail.EscapeError
 
 // FileStat describes a file as an operation saw it: canonical Path, Size,

@@ -242,7 +242,7 @@ func (j *Jail) AddRoot(dir string) (string, error) {
 	}
 	d, canon, err := j.openRoot(old, given)
 	if err != nil {
-		return "", fmt.Errorf("%w: %s: %v", ErrInvalidRoot, dir, err)
+		return "", fmt.Errorf("%w: %s: %w", ErrInvalidRoot, dir, rootErr(err))
 	}
 	alias := aliasable(given) && given != canon
 	if r, ok := old.byCanon[canon]; ok {
@@ -338,6 +338,17 @@ func (j *Jail) acquire() (*rootSet, error) {
 		// That set was replaced and drained between the load and the
 		// acquire: the next load sees its successor (or Close).
 	}
+}
+
+// rootErr is what AddRoot says about a root the walk could not open: the
+// system's reason alone (the root's path is in the message already), or
+// the jail's own error.
+func rootErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // absDir makes a root's path absolute against the working directory
