@@ -101,7 +101,7 @@ func TestOnlyTheJailEvalSymlinks(t *testing.T) {
 func TestNothingAboveHostImportsTheJail(t *testing.T) {
 	pending := map[string]string{
 		module + "/tools/senduserfile": "the senduserfile branch moves staging onto Host methods",
-		module + "/cmd/agent-host":      "voice.go: jail.EscapeError is host.EscapeError now",
+		module + "/cmd/agent-host":     "voice.go: jail.EscapeError is host.EscapeError now",
 	}
 	root := moduleRoot(t)
 	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, "./...")
