@@ -255,7 +255,11 @@ func (j *Jail) AddRoot(dir string) (string, error) {
 	r := &root{canon: canon, dir: d}
 	next := old.with(r)
 	if alias {
-		next = next.withAlias(given, r)
+		// Built from next, which is never published: drop its reference
+		// (after the new set holds the roots, so none is closed).
+		withAlias := next.withAlias(given, r)
+		next.release()
+		next = withAlias
 	}
 	j.publish(next)
 	return canon, nil

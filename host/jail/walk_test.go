@@ -432,3 +432,45 @@ func TestDoNoLinks(t *testing.T) {
 		}
 	})
 }
+
+// TestNoDescriptorLeft: roots added (by a link, so with an alias) and
+// removed, operations of every kind, then Close: every descriptor the Jail
+// opened is closed again.
+func TestNoDescriptorLeft(t *testing.T) {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	before := len(ents)
+	bothWalks(t, func(t *testing.T) {
+		dir := tree(t, "ws/a/f", "ws/la => a", "r/g", "lr => r", "ws/deep/d/d/d/d/d/d/d/d/d/d/d/d/f")
+		j, err := New(filepath.Join(dir, "ws"), nil, Jailed, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 50 {
+			for _, given := range []string{dir + "/lr", dir + "/r", dir + "/lr/"} {
+				canon, err := j.AddRoot(given)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range []string{"la/f", "a/f", canon + "/g", "deep/d/d/d/d/d/d/d/d/d/d/d/d/../../../../../../../../../../d/f", "nope/x"} {
+					if f, _, err := j.OpenFile("", p, os.O_RDONLY, 0); err == nil {
+						f.Close()
+					}
+					j.Resolve("", p)
+					j.Nearest("", p)
+				}
+				j.MkdirAll("", "a/m/n", 0o755, true)
+				if err := j.RemoveRoot(given); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		j.Close()
+	})
+	ents, _ = os.ReadDir("/proc/self/fd")
+	if after := len(ents); after != before {
+		t.Errorf("%d descriptors open before, %d after", before, after)
+	}
+}
