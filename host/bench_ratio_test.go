@@ -64,3 +64,30 @@ func BenchmarkReadFileRatio(b *testing.B) {
 	b.ReportMetric(med[3]/med[0], "symlink/os.ReadFile")
 	b.ReportMetric(0, "ns/op")
 }
+
+// BenchmarkAddRoot measures adding a root six directories deep (the walk
+// from "/", one openat2 where the kernel has it) and removing it again.
+func BenchmarkAddRoot(b *testing.B) {
+	root, rel := benchTree(b)
+	h, err := host.New(host.Config{WorkspaceRoot: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	dir := filepath.Join(root, filepath.Dir(rel))
+	os.Symlink(dir, filepath.Join(root, "link"))
+	for _, c := range []struct{ name, path string }{{"plain", dir}, {"via-link", filepath.Join(root, "link")}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				canon, err := h.AddRoot(c.path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := h.RemoveRoot(canon); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -191,8 +191,8 @@ func (j *Jail) locateFast(set *rootSet, abs string, m *mode) *Location {
 		canon = joinName(r.canon, rel)
 	}
 	if j.hints.under(r.canon, canon) {
-		// A link was on this way last time: the walk goes straight to it.
-		m.triedFast = true
+		// A link was on this way last time: the walk goes straight to it
+		// (one openat2 up to it, then readlinkat).
 		return nil
 	}
 	if m.open != nil {
