@@ -199,7 +199,7 @@ func (j *Jail) walk(rs, set *rootSet, abs string, m *mode) (*Location, error) {
 	// first pass is the one the caller's fast path just tried, if it did.
 	skipFirst := m.triedFast
 	tooMany := func() error { return &os.PathError{Op: "resolve", Path: abs, Err: ErrTooManyLinks} }
-	var comps []string
+	comps := make([]string, 0, strings.Count(abs, "/")+8)
 restart:
 	comps = appendSplit(comps[:0], p)
 	w.reset()
