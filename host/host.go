@@ -43,10 +43,6 @@ var (
 	// meets more than MaxSymlinks symbolic links (a loop, usually); it also
 	// matches syscall.ELOOP.
 	ErrTooManyLinks = jail.ErrTooManyLinks
-	// ErrSymlink is wrapped by the error of an operation that refuses any
-	// symbolic link on the way (jail.DoNoLinks); it also matches
-	// syscall.ELOOP.
-	ErrSymlink = jail.ErrSymlink
 	// ErrNotRegular is wrapped by ReadFile's and WriteFile's error for a
 	// directory, FIFO, socket or device.
 	ErrNotRegular = hostfs.ErrNotRegular
