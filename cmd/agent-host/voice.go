@@ -11,7 +11,6 @@ import (
 	"syscall"
 
 	"github.com/agenthost/agenthost/host"
-	"github.com/agenthost/agenthost/host/jail"
 )
 
 // The exit codes every subcommand shares (README, "Exit codes"). exec
@@ -122,7 +121,7 @@ type errJSON struct {
 // ("x: no such file or directory", not "openat x: ..."), and for an escape
 // the flag that widens the jail.
 func message(name string, err error) (msg, path string) {
-	var esc *jail.EscapeError
+	var esc *host.EscapeError
 	var pe *iofs.PathError
 	switch {
 	case errors.As(err, &esc):
