@@ -14,7 +14,8 @@ import (
 // ErrSymlink is wrapped by the error of an operation with Options.NoFollow
 // when a symbolic link stands anywhere on the way from cwd to the file,
 // the final component included. Nothing was done.
-var ErrSymlink = errors.New("symbolic link on the way (not followed)")
+// It is the jail's ErrSymlink, and matches syscall.ELOOP too.
+var ErrSymlink = jail.ErrSymlink
 
 // Options shape how an operation reaches and writes its file. The zero
 // value is what ReadFile and WriteFile do: links inside the jail followed,
@@ -58,10 +59,9 @@ func (o Options) perm() os.FileMode {
 // locate resolves path and runs op on its Location. Without NoFollow it is
 // jail.Jail.Do, following links inside the jail (a final link too: op
 // reports it with an error matching ELOOP). With NoFollow, cwd is resolved
-// as usual, then path from it without following a final link, and the
-// directory reached must be the one the path names lexically: any link on
-// the way would have led elsewhere. An error of op matching ELOOP (a link
-// swapped in at the final component) becomes ErrSymlink.
+// as usual, then path by jail.Jail.DoNoLinks, which refuses a link met
+// anywhere on the way. An error of op matching ELOOP (a link swapped in at
+// the final component) becomes ErrSymlink.
 func (f *FS) locate(cwd, path string, noFollow bool, op func(*jail.Location) error) error {
 	if !noFollow {
 		return f.j.Do(cwd, path, true, op)
@@ -71,23 +71,10 @@ func (f *FS) locate(cwd, path string, noFollow bool, op func(*jail.Location) err
 			return fmt.Errorf("%w: %q has a %q component, which a path not following links may not have", jail.ErrInvalidPath, path, c)
 		}
 	}
-	base, err := f.j.Resolve(cwd, ".")
-	if err != nil {
-		return err
-	}
-	want, err := f.j.Abs(base, path)
-	if err != nil {
-		return err
-	}
-	return f.j.Do(base, path, false, func(l *jail.Location) error {
-		if l.Path != want {
-			return &iofs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w: %s leads to %s", ErrSymlink, want, l.Path)}
-		}
-		if l.Name != "." {
-			if fi, err := l.Dir.Lstat(l.Name); err == nil && fi.Mode()&iofs.ModeSymlink != 0 {
-				return &iofs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w: %s is a link", ErrSymlink, l.Path)}
-			}
-		}
+	// The jail's own no-link walk: a link anywhere on the way (the final
+	// component included) is refused by what the kernel says, on the
+	// descriptors walked, not by comparing path strings.
+	return f.j.DoNoLinks(cwd, path, func(l *jail.Location) error {
 		err := op(l)
 		if errors.Is(err, syscall.ELOOP) && !errors.Is(err, ErrSymlink) {
 			return &iofs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w: %s became a link", ErrSymlink, l.Path)}
