@@ -5,7 +5,6 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"os"
-	"path/filepath"
 	"syscall"
 
 	"github.com/agenthost/agenthost/host/jail"
@@ -20,14 +19,14 @@ import (
 // a directory inside the jail) already at path is not an error; otherwise
 // it wraps fs.ErrExist, as does a file at path in either case.
 func (f *FS) CreateDir(cwd, path string, parents, existOK bool) ([]string, error) {
-	created, err := f.mkdir(cwd, path, parents, existOK, 0)
+	created, err := f.mkdir(cwd, path, parents, existOK)
 	if err != nil {
 		return created, pathErr("mkdir", path, err)
 	}
 	return created, nil
 }
 
-func (f *FS) mkdir(cwd, path string, parents, existOK bool, depth int) ([]string, error) {
+func (f *FS) mkdir(cwd, path string, parents, existOK bool) ([]string, error) {
 	if parents {
 		return f.j.MkdirAll(cwd, path, 0o777, existOK) // the jail walks: ".." after a link as the kernel means it
 	}
@@ -57,21 +56,6 @@ func (f *FS) mkdir(cwd, path string, parents, existOK bool, depth int) ([]string
 			return nil, fmt.Errorf("%w: not a directory", iofs.ErrExist)
 		}
 		return nil, nil
-	case parents && errors.Is(err, iofs.ErrNotExist) && depth < jail.MaxPathLen/2:
-		abs, aerr := f.j.Abs(cwd, path)
-		if aerr != nil {
-			return nil, aerr
-		}
-		parent := filepath.Dir(abs)
-		if parent == abs {
-			return nil, err
-		}
-		up, perr := f.mkdir("", parent, true, true, depth+1)
-		if perr != nil {
-			return up, perr
-		}
-		more, err := f.mkdir(cwd, path, false, existOK, depth+1)
-		return append(up, more...), err
 	}
 	return nil, err
 }
