@@ -456,7 +456,7 @@ func (c *Cache) isIgnoredLocked(ctx context.Context, top, path string, requireRe
 		}
 		*real = true
 	}
-	ps := c.dirStateFor(parent, now)
+	ps := c.dirStateForPath(parent, now)
 	if requireReal {
 		ps.realGen = c.gen + 1
 	}
@@ -466,7 +466,7 @@ func (c *Cache) isIgnoredLocked(ctx context.Context, top, path string, requireRe
 	judge := x.repo
 	if dirHint {
 		if pp := filepath.Dir(path); pp != path {
-			judge = c.dirStateFor(pp, now).ctx.repo
+			judge = c.dirStateForPath(pp, now).ctx.repo
 		}
 	}
 	if judge == nil {
