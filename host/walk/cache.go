@@ -298,8 +298,11 @@ func (c *Cache) flush() {
 // key kept, come from the descriptor the contents were read from (through
 // the Jail for a file inside the roots), so a path that now leads outside
 // the roots differs from the key kept and is looked at again each time.
-// Nothing here can block: opens are O_NONBLOCK and only regular files are
-// read (c.mu is held).
+// Nothing here can block on a FIFO: opens are O_NONBLOCK and only regular
+// files are read. The caller holds c.mu; load releases it for the stat and
+// the read (a slow file system delays this call, not every other one) and
+// holds it again when it returns. What the caller holds stays valid; the
+// maps may have changed meanwhile.
 func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 	if c.trusted(f.checked, f.wgen, f.watched, now) {
 		return f
@@ -308,18 +311,24 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 	f.watched = c.watching() && c.watch.watchFile(c, f.path, f.follow)
 	f.wgen = c.gen
 	c.statCalls++
-	key := statKey(f.path, f.follow)
-	if !f.follow && key.isLink {
+	path, follow, statOnly := f.path, f.follow, f.statOnly
+	unchanged := func(k fileKey) bool { return f.checked != 0 && k == f.key && !f.racy }
+	c.mu.Unlock()
+	key := statKey(path, follow)
+	if !follow && key.isLink {
 		key = fileKey{} // git does not follow an in-tree .gitignore link
 	}
-	if f.checked != 0 && key == f.key && !f.racy {
+	c.mu.Lock()
+	if unchanged(key) {
 		f.checked = now
 		return f
 	}
-	key, data, jailed := c.readFile(f.path, f.follow, f.statOnly, key)
-	if !f.follow && key.isLink {
+	c.mu.Unlock()
+	key, data, jailed := c.readFile(path, follow, statOnly, key)
+	if !follow && key.isLink {
 		key = fileKey{}
 	}
+	c.mu.Lock()
 	if f.checked == 0 || key.exists != f.key.exists || key.isDir != f.key.isDir || jailed != f.jailed || !bytes.Equal(data, f.data) {
 		f.gen++
 	}

@@ -434,12 +434,15 @@ func (c *Cache) isIgnoredLocked(ctx context.Context, top, path string, requireRe
 		parent, name = path, ""
 	}
 
+	// The lock is held to find the rules in force (the reads on the way
+	// release it, see cachedFile.load) and never while matching: what is
+	// found is immutable, and one slow question holds up no other.
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	now := c.now()
 	c.sync(true)
 	if requireReal {
 		if top == "" || !c.watching() {
+			c.mu.Unlock()
 			return false, nil
 		}
 		// Every watch that is dropped bumps c.gen, so a chain found whole
@@ -447,6 +450,7 @@ func (c *Cache) isIgnoredLocked(ctx context.Context, top, path string, requireRe
 		if ds := c.dirs[parent]; ds == nil || ds.realGen != c.gen+1 {
 			for p := parent; ; p = filepath.Dir(p) {
 				if !c.watch.watchesDir(p) {
+					c.mu.Unlock()
 					return false, nil
 				}
 				if len(p) <= len(top) {
@@ -469,6 +473,7 @@ func (c *Cache) isIgnoredLocked(ctx context.Context, top, path string, requireRe
 			judge = c.dirStateForPath(pp, now).ctx.repo
 		}
 	}
+	c.mu.Unlock()
 	if judge == nil {
 		return false, nil
 	}
@@ -485,6 +490,9 @@ func (c *Cache) isIgnoredLocked(ctx context.Context, top, path string, requireRe
 	if dirHint && x.rel == "" {
 		return false, nil // the root of a repository is never ignored
 	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	rel := x.rel + name // for "dir/", name is "" and dir is judged as x.rel
 	rf, i := x.decide(rel, name, false)
 	rd, j := x.decide(rel, name, true)
@@ -494,7 +502,10 @@ func (c *Cache) isIgnoredLocked(ctx context.Context, top, path string, requireRe
 		return asFile, nil
 	}
 	// Only a rule ending in '/' tells the two apart: look at the path.
-	if c.isDir(path) {
+	c.mu.Lock()
+	isDir := c.isDir(path)
+	c.mu.Unlock()
+	if isDir {
 		return asDir, nil
 	}
 	return asFile, nil

@@ -41,8 +41,9 @@ type wmToken struct {
 
 // wmProgram is a compiled pattern.
 type wmProgram struct {
-	toks []wmToken
-	dead bool // matches nothing (malformed)
+	toks  []wmToken
+	bytes int  // tokens that take one byte each: a shorter text cannot match
+	dead  bool // matches nothing (malformed)
 }
 
 // byteSet is a set of byte values.
@@ -135,12 +136,19 @@ func compileWildmatch(p string, flags uint8) *wmProgram {
 			pi++
 		}
 	}
+	for j, t := range prog.toks {
+		if t.kind == wmByte && !(j >= 2 && prog.toks[j-2].kind == wmSplit) {
+			prog.bytes++ // a split's '/' may be skipped
+		}
+	}
 	return prog
 }
 
 // match runs text through the program.
 func (prog *wmProgram) match(text string) bool {
-	if prog.dead {
+	if prog.dead || prog.bytes > len(text) {
+		// A text too short for the pattern is refused before any work, so
+		// a pattern far longer than the text costs only its compilation.
 		return false
 	}
 	m := len(prog.toks)
