@@ -2,38 +2,31 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/agenthost/agenthost/internal/gittest"
 )
 
-// gitRun runs git in dir with the user's and the system's config shut out.
-func gitRun(t *testing.T, dir string, args ...string) (string, int) {
+// gitWorld puts the test and the git it runs in one isolated git
+// configuration (internal/gittest): the CLI runs in-process and reads
+// os.Getenv, so the process environment is set too.
+func gitWorld(t *testing.T) *gittest.Env {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+dir, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return string(out), ee.ExitCode()
-	}
-	if err != nil {
-		t.Fatalf("git %v: %v", args, err)
-	}
-	return string(out), 0
+	g := gittest.New(t)
+	g.Setenv(t)
+	return g
 }
 
 // TestWalkAndCheckIgnoreAgreeWithGit: agent-host walk --hidden lists what
 // git ls-files -co --exclude-standard lists, and check-ignore prints and
 // exits like git check-ignore.
 func TestWalkAndCheckIgnoreAgreeWithGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := t.TempDir()
-	dir, _ = filepath.EvalSymlinks(dir)
-	gitRun(t, dir, "init", "-q")
+	g := gitWorld(t)
+	dir := filepath.Join(filepath.Dir(g.Home), "repo")
+	g.Init(t, dir)
 	files := map[string]string{
 		".gitignore":         "*.log\nbuild/\n!keep.log\n",
 		"sub/.gitignore":     "local/\n*.tmp\n",
@@ -55,7 +48,7 @@ func TestWalkAndCheckIgnoreAgreeWithGit(t *testing.T) {
 	}
 	t.Chdir(dir)
 
-	out, _ := gitRun(t, dir, "ls-files", "-co", "--exclude-standard")
+	out, _ := g.Run(t, dir, "", "ls-files", "-co", "--exclude-standard")
 	want := strings.Fields(out)
 	sort.Strings(want)
 	if len(want) < 5 {
@@ -73,7 +66,7 @@ func TestWalkAndCheckIgnoreAgreeWithGit(t *testing.T) {
 		{"x.log", "keep.log", "a.go", "build/out", "sub/c.tmp", "sub/local/d", "missing.log"},
 		{"a.go", "sub/b.go"},
 	} {
-		gout, gcode := gitRun(t, dir, append([]string{"check-ignore", "--no-index"}, paths...)...)
+		gout, gcode := g.Run(t, dir, "", append([]string{"check-ignore", "--no-index"}, paths...)...)
 		if gcode != i { // the first batch has ignored paths (0), the second none (1)
 			t.Fatalf("git check-ignore %v exited %d: the case does not test what it says", paths, gcode)
 		}
