@@ -36,9 +36,11 @@ const racyWindow = 2 * time.Second
 // stays bounded in memory).
 const maxCachedDirs = 1 << 16
 
-// maxCacheBytes bounds what the Cache keeps, as counted by cacheCost: the
-// path strings of every remembered file and directory, the contents of the
-// files, and a fixed cost per entry for the structures around them. Past
+// maxCacheBytes bounds what the Cache keeps of the paths it was asked
+// about: the path strings of every remembered file and directory and a
+// fixed cost per entry for the structures around them (the contents of
+// the files are not counted: there is one set per real ignore, config and
+// index file, which the paths asked about cannot multiply). Past
 // it everything is dropped (the files, repositories and directory memos,
 // and on Linux the inotify watches with their names) and rebuilt on demand,
 // at the cost of a few stats per directory met again. 32 MiB holds the
@@ -240,6 +242,10 @@ type cachedFile struct {
 	compiledGen  uint64
 	compiledBase string
 	compiledFold bool
+
+	// For an index file: data decoded, for indexGen.
+	index    *gitIndex
+	indexGen uint64
 }
 
 // file returns the cache entry for path, creating it. Callers hold c.mu.
@@ -366,6 +372,13 @@ type dirCtx struct {
 	rel   string      // the directory relative to the repository root: "" or "a/b/"
 
 	needsPath bool // some rule in force is matched against a path
+
+	// Set by the walker only (the memo IsIgnored keeps has neither):
+	// index is the repository's index (nil: none, or NoIndex), and
+	// trackedOnly marks a directory the rules ignore, entered only for the
+	// tracked files below it.
+	index       *gitIndex
+	trackedOnly bool
 }
 
 // ignoreNode links a directory's compiled .gitignore to the one above it.
@@ -389,7 +402,17 @@ func (x *dirCtx) child(name string) *dirCtx {
 	if x.repo == nil {
 		return noRepo
 	}
-	return &dirCtx{repo: x.repo, chain: x.chain, rel: x.rel + name + "/", needsPath: x.needsPath}
+	return &dirCtx{repo: x.repo, chain: x.chain, rel: x.rel + name + "/", needsPath: x.needsPath, index: x.index, trackedOnly: x.trackedOnly}
+}
+
+// withIndex is x with the walker's index ix.
+func (x *dirCtx) withIndex(ix *gitIndex) *dirCtx {
+	if x.repo == nil || x.index == ix {
+		return x
+	}
+	y := *x
+	y.index = ix
+	return &y
 }
 
 // withRules adds a directory's own compiled .gitignore.
@@ -397,7 +420,7 @@ func (x *dirCtx) withRules(rs *ruleSet) *dirCtx {
 	if rs == nil || x.repo == nil {
 		return x
 	}
-	return &dirCtx{repo: x.repo, chain: &ignoreNode{parent: x.chain, rules: rs}, rel: x.rel, needsPath: x.needsPath || rs.needsPath}
+	return &dirCtx{repo: x.repo, chain: &ignoreNode{parent: x.chain, rules: rs}, rel: x.rel, needsPath: x.needsPath || rs.needsPath, index: x.index, trackedOnly: x.trackedOnly}
 }
 
 // decide returns the rule that decides relPath (relative to the repository

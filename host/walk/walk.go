@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -27,6 +28,12 @@ type Options struct {
 	// MaxDepth limits how deep the walk goes: 0 is unlimited, 1 lists only
 	// the children of the starting directory.
 	MaxDepth int
+	// NoIndex, when true, leaves the repository's index out: a tracked file
+	// that the ignore rules match is left out like an untracked one (git
+	// ls-files -o --exclude-standard). By default it is listed, and so is
+	// every directory on the way to it, as git ls-files -co
+	// --exclude-standard lists it.
+	NoIndex bool
 	// MaxEntries stops the walk after that many entries (0: unlimited).
 	// With a limit the walk runs on one goroutine, reading each directory
 	// in name order and taking all of a directory's entries before entering
@@ -48,10 +55,12 @@ type Entry struct {
 }
 
 // PartialError is what Walk returns when some directories could not be
-// read (no permission, removed mid-walk, replaced by a symbolic link): the
-// walk went on without them and every other entry was delivered. Errs
-// holds one *fs.PathError per such directory; errors.Is(err,
-// fs.ErrPermission) and the like see through it.
+// read (no permission, removed mid-walk, replaced by a symbolic link) or a
+// repository's index could not be used: the walk went on without them
+// (without an index, the rules alone decide) and every other entry was
+// delivered. Errs holds one *fs.PathError per such directory and one
+// error wrapping ErrIndexUnsupported or ErrIndexCorrupt per such index;
+// errors.Is(err, fs.ErrPermission) and the like see through it.
 type PartialError struct {
 	Errs []error
 }
@@ -60,11 +69,9 @@ type PartialError struct {
 func (e *PartialError) Error() string {
 	const show = 3
 	var b strings.Builder
-	fmt.Fprintf(&b, "walk: %d director", len(e.Errs))
-	if len(e.Errs) == 1 {
-		b.WriteString("y")
-	} else {
-		b.WriteString("ies")
+	fmt.Fprintf(&b, "walk: %d path", len(e.Errs))
+	if len(e.Errs) != 1 {
+		b.WriteString("s")
 	}
 	b.WriteString(" could not be read: ")
 	for i, err := range e.Errs {
@@ -158,6 +165,9 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		c.sync(false) // use inotify if IsIgnored opened it, open none
 		if parent := filepath.Dir(root); parent != root {
 			pctx = c.dirStateFor(parent, now).ctx
+			if pctx.repo != nil && !opts.NoIndex {
+				pctx = pctx.withIndex(w.indexOf(pctx.repo, now))
+			}
 		}
 		c.mu.Unlock()
 	}
@@ -186,9 +196,37 @@ type walker struct {
 	stopped atomic.Bool
 	count   atomic.Int64
 
-	mu    sync.Mutex
-	fatal error   // why the walk stopped early
-	errs  []error // directories that could not be read
+	mu      sync.Mutex
+	fatal   error   // why the walk stopped early
+	errs    []error // directories that could not be read, indexes that could not be used
+	indexes map[*repoInfo]*gitIndex
+}
+
+// indexOf is the index of r for this walk, read once per walk and
+// repository; an index that cannot be used is reported once and the walk
+// goes on without it. Callers hold w.c.mu.
+func (w *walker) indexOf(r *repoInfo, now int64) *gitIndex {
+	w.mu.Lock()
+	ix, ok := w.indexes[r]
+	w.mu.Unlock()
+	if ok {
+		return ix
+	}
+	ix = w.c.indexFor(r, now)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if prev, ok := w.indexes[r]; ok {
+		return prev
+	}
+	if w.indexes == nil {
+		w.indexes = map[*repoInfo]*gitIndex{}
+	}
+	if ix != nil && ix.err != nil {
+		w.errs = append(w.errs, ix.err)
+		ix = nil
+	}
+	w.indexes[r] = ix
+	return ix
 }
 
 // halt stops the walk for err (the first reason wins).
@@ -210,8 +248,9 @@ func (w *walker) report(err error) {
 
 // pendingDir is a subdirectory to enter once its parent's entries are out.
 type pendingDir struct {
-	name string // its own string, not a view into the parent's buffer
-	path string
+	name        string // its own string, not a view into the parent's buffer
+	path        string
+	trackedOnly bool // ignored, entered for the tracked files below it
 }
 
 var dirBufPool = sync.Pool{New: func() any { return newDirBuf() }}
@@ -244,14 +283,18 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 			}
 		}
 		ctx = pctx.child(name)
-		if hasGit {
+		if hasGit && !ctx.trackedOnly {
 			w.c.mu.Lock()
-			if r := w.c.repoFor(abs, w.c.now()); r.valid {
+			now := w.c.now()
+			if r := w.c.repoFor(abs, now); r.valid {
 				ctx = repoRootCtx(r)
+				if !w.opts.NoIndex {
+					ctx = ctx.withIndex(w.indexOf(r, now))
+				}
 			}
 			w.c.mu.Unlock()
 		}
-		if hasIgnore && ctx.repo != nil {
+		if hasIgnore && ctx.repo != nil && !ctx.trackedOnly {
 			ipath := joinPath(abs, ".gitignore")
 			if data, err := readFileAt(w.c, h, ".gitignore", ipath); err == nil {
 				if rs := parseRules(data, ipath, ctx.rel, ctx.repo.fold); !rs.empty() {
@@ -290,8 +333,23 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 			continue
 		}
 		isDir := t == typeDir
-		if ctx.repo != nil && ctx.ignored(n, isDir, &scratch) {
-			continue
+		enterTracked := false // an ignored directory holding tracked files
+		if ctx.repo != nil && (ctx.trackedOnly || ctx.ignored(n, isDir, &scratch)) {
+			// Ignored (or below an ignored directory): only what the index
+			// tracks is listed.
+			if ctx.index == nil {
+				continue
+			}
+			rel := append(append(scratch[:0], ctx.rel...), n...)
+			if isDir {
+				rel = append(rel, '/')
+			}
+			scratch = rel
+			key := unsafe.String(unsafe.SliceData(rel), len(rel))
+			if isDir && !ctx.index.holds(key) || !isDir && !ctx.index.tracked(key) {
+				continue
+			}
+			enterTracked = isDir
 		}
 		if w.stopped.Load() {
 			break
@@ -306,7 +364,7 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 			break
 		}
 		if isDir && descend {
-			subdirs = append(subdirs, pendingDir{name: p[len(prefix):], path: p})
+			subdirs = append(subdirs, pendingDir{name: p[len(prefix):], path: p, trackedOnly: enterTracked})
 		}
 	}
 	dirBufPool.Put(buf)
@@ -326,10 +384,16 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 			w.report(err)
 			continue
 		}
-		if !w.seq && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, ctx); return nil }) {
+		sctx := ctx
+		if sd.trackedOnly && !ctx.trackedOnly {
+			y := *ctx
+			y.trackedOnly = true
+			sctx = &y
+		}
+		if !w.seq && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, sctx); return nil }) {
 			continue
 		}
-		w.dir(ch, sd.path, sd.name, childDepth, ctx)
+		w.dir(ch, sd.path, sd.name, childDepth, sctx)
 	}
 	h.close()
 }
@@ -357,156 +421,4 @@ const (
 type rawEntry struct {
 	name string
 	typ  entryType
-}
-
-// IsIgnored reports whether path (absolute; a trailing separator marks a
-// directory) is ignored, as "git check-ignore --no-index" would answer in
-// the repository that holds it, and consistently with a Walk from top:
-// the path is ignored when a rule matches it or when a directory between
-// top and the path is ignored. top is the directory a walk would start
-// from (for the Host, the root holding the path); it is never itself
-// ignored. With top "" (or a top that does not hold path) the directories
-// considered are those below the root of path's own repository.
-//
-// A path that does not exist is judged as a file unless it ends in a
-// separator. A path outside every git repository gives false. The only
-// errors are ctx's and a path that is not absolute; IsIgnored does not
-// panic on any input.
-func (c *Cache) IsIgnored(ctx context.Context, top, path string) (bool, error) {
-	ignored, _, err := c.isIgnored(ctx, top, path, false)
-	return ignored, err
-}
-
-// IsIgnoredIfReal is IsIgnored for a path whose directories were not
-// resolved by the caller. It answers (ok true) only when inotify vouches
-// that every directory from top down to path's parent (path itself for a
-// trailing "/") is a real directory at that path, watched since it was
-// last seen there, so that path names what it spells, with no symbolic
-// link on the way. Otherwise it returns ok false having judged nothing, and
-// the caller must resolve path and call IsIgnored (which adds the watches
-// that let the next call answer here). top and path must be absolute and
-// clean but for a trailing "/", with path below top. Off Linux, and
-// whenever inotify is not in use, ok is always false.
-//
-// The vouching has inotify's window: a directory replaced by a symbolic
-// link by a call that has not returned when this one polls may be taken
-// for the directory. What is at stake is one ignore decision, never a
-// file operation.
-func (c *Cache) IsIgnoredIfReal(ctx context.Context, top, path string) (ignored, ok bool, err error) {
-	if top == "" {
-		return false, false, nil
-	}
-	return c.isIgnored(ctx, top, path, true)
-}
-
-func (c *Cache) isIgnored(ctx context.Context, top, path string, requireReal bool) (ignored, ok bool, err error) {
-	ignored, err = c.isIgnoredLocked(ctx, top, path, requireReal, &ok)
-	return ignored, ok || !requireReal, err
-}
-
-func (c *Cache) isIgnoredLocked(ctx context.Context, top, path string, requireReal bool, real *bool) (bool, error) {
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	if !filepath.IsAbs(path) {
-		return false, fmt.Errorf("walk: %q is not an absolute path", path)
-	}
-	sep := string(os.PathSeparator)
-	dirHint := strings.HasSuffix(path, sep) || strings.HasSuffix(path, "/")
-	path = filepath.Clean(path)
-	if top != "" {
-		top = filepath.Clean(top)
-		if !(path == top || strings.HasPrefix(path, top) && (strings.HasSuffix(top, sep) || path[len(top)] == os.PathSeparator)) {
-			top = ""
-		}
-	}
-	if path == top {
-		return false, nil
-	}
-	parent, name := filepath.Dir(path), filepath.Base(path)
-	if parent == path {
-		return false, nil // a file system root
-	}
-	if dirHint {
-		// As git does for "dir/": judge dir as a leading directory, then
-		// match "dir/" (with an empty last component) against the rules in
-		// force inside it.
-		parent, name = path, ""
-	}
-
-	// The lock is held to find the rules in force (the reads on the way
-	// release it, see cachedFile.load) and never while matching: what is
-	// found is immutable, and one slow question holds up no other.
-	c.mu.Lock()
-	now := c.now()
-	c.sync(true)
-	if requireReal {
-		if top == "" || !c.watching() {
-			c.mu.Unlock()
-			return false, nil
-		}
-		// Every watch that is dropped bumps c.gen, so a chain found whole
-		// at this gen is still whole.
-		if ds := c.dirs[parent]; ds == nil || ds.realGen != c.gen+1 {
-			for p := parent; ; p = filepath.Dir(p) {
-				if !c.watch.watchesDir(p) {
-					c.mu.Unlock()
-					return false, nil
-				}
-				if len(p) <= len(top) {
-					break
-				}
-			}
-		}
-		*real = true
-	}
-	ps := c.dirStateForPath(parent, now)
-	if requireReal {
-		ps.realGen = c.gen + 1
-	}
-	x := ps.ctx
-	// The repository that judges the path is the one holding its parent
-	// directory (for "dir/", dir is judged by its parent's repository).
-	judge := x.repo
-	if dirHint {
-		if pp := filepath.Dir(path); pp != path {
-			judge = c.dirStateForPath(pp, now).ctx.repo
-		}
-	}
-	c.mu.Unlock()
-	if judge == nil {
-		return false, nil
-	}
-	limit := len(top)
-	if top == "" {
-		limit = len(judge.root)
-	}
-	if ps.deepest > limit {
-		return true, nil
-	}
-	if x.repo == nil {
-		return false, nil
-	}
-	if dirHint && x.rel == "" {
-		return false, nil // the root of a repository is never ignored
-	}
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	rel := x.rel + name // for "dir/", name is "" and dir is judged as x.rel
-	rf, i := x.decide(rel, name, false)
-	rd, j := x.decide(rel, name, true)
-	asFile := rf != nil && rf.rules[i].flags&ruleNegative == 0
-	asDir := rd != nil && rd.rules[j].flags&ruleNegative == 0
-	if asFile == asDir {
-		return asFile, nil
-	}
-	// Only a rule ending in '/' tells the two apart: look at the path.
-	c.mu.Lock()
-	isDir := c.isDir(path)
-	c.mu.Unlock()
-	if isDir {
-		return asDir, nil
-	}
-	return asFile, nil
 }
