@@ -35,8 +35,9 @@ var ErrIndexCorrupt = errors.New("git index corrupt")
 type gitIndex struct {
 	// names are the paths of the entries (relative to the work tree, '/'
 	// separated), sorted byte-wise and without duplicates (the stages of
-	// a conflict are one path); skip-worktree entries are left out, as
-	// git check-ignore leaves them out.
+	// a conflict are one path): what git ls-files -c lists. Skip-worktree
+	// and intent-to-add entries are tracked like any other, as for git
+	// check-ignore.
 	names []string
 	err   error // why the index cannot be used; names is then empty
 }
@@ -55,9 +56,6 @@ func parseIndex(data []byte, path string) *gitIndex {
 	ix := &gitIndex{names: make([]string, 0, len(idx.Entries))}
 	sorted := true
 	for _, e := range idx.Entries {
-		if e.SkipWorktree {
-			continue
-		}
 		if e.Mode == 0o040000 || strings.HasSuffix(e.Name, "/") {
 			// A sparse directory entry, which only a sparse index holds.
 			return &gitIndex{err: fmt.Errorf("%s: %w: a sparse index (sparse directory entry %q)", path, ErrIndexUnsupported, e.Name)}
@@ -109,11 +107,13 @@ func (ix *gitIndex) tracked(rel string) bool {
 // holds reports whether some entry lies below the directory dir (relative
 // to the work tree, ending in '/'; "" is the work tree itself).
 func (ix *gitIndex) holds(dir string) bool {
-	if ix == nil || len(ix.names) == 0 {
-		return false
-	}
-	i, _ := slices.BinarySearch(ix.names, dir)
-	return i < len(ix.names) && strings.HasPrefix(ix.names[i], dir)
+	return ix != nil && below(ix.names, dir)
+}
+
+// below reports whether some name in sorted starts with dir.
+func below(sorted []string, dir string) bool {
+	i, _ := slices.BinarySearch(sorted, dir)
+	return i < len(sorted) && strings.HasPrefix(sorted[i], dir)
 }
 
 // covers reports whether git check-ignore, reading the index, leaves rel
