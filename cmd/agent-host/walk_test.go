@@ -76,3 +76,88 @@ func TestWalkAndCheckIgnoreAgreeWithGit(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckIgnoreFlagsAgreeWithGit: check-ignore's output and exit status
+// are git check-ignore's, byte for byte, for -v, -v -n, -q, --no-index,
+// --stdin and -z, with tracked files the rules ignore, negations, nested
+// and global rules, and from a subdirectory.
+func TestCheckIgnoreFlagsAgreeWithGit(t *testing.T) {
+	g := gitWorld(t)
+	dir := filepath.Join(filepath.Dir(g.Home), "repo")
+	g.Init(t, dir)
+	files := map[string]string{
+		".gitignore":     "*.log\n!keep.log\nbuild/\n# comment\n  \nspace\\ \n",
+		"sub/.gitignore": "*.tmp\n!/local/\n",
+		"a.go":           "", "x.log": "", "keep.log": "", "tracked.log": "", "build/out": "", "sub/c.tmp": "",
+		"sub/local/d.tmp": "", "sub/e.go": "", "odd\tname.log": "",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(body), 0o644)
+	}
+	os.MkdirAll(filepath.Join(g.XDG, "git"), 0o755)
+	os.WriteFile(filepath.Join(g.XDG, "git", "ignore"), []byte("*.md\n"), 0o644)
+	g.Git(t, dir, "add", "-f", "tracked.log", "build/out")
+
+	paths := []string{"x.log", "keep.log", "tracked.log", "build/out", "build/new", "sub/c.tmp", "sub/local/d.tmp", "a.go", "README.md", "missing.log", "odd\tname.log", "sub/", "build/"}
+	cases := [][]string{
+		{"check-ignore"},
+		{"check-ignore", "-v"},
+		{"check-ignore", "-v", "-n"},
+		{"check-ignore", "--no-index"},
+		{"check-ignore", "-v", "--no-index", "-n"},
+		{"check-ignore", "--verbose", "--non-matching"},
+	}
+	for _, sub := range []string{"", "sub"} {
+		wd := filepath.Join(dir, sub)
+		t.Chdir(wd)
+		root := []string{"--root", dir} // the jail's default root is the working directory
+		ps := paths
+		if sub != "" {
+			ps = []string{"c.tmp", "local/d.tmp", "e.go", "../x.log", "../tracked.log", "local/"}
+		}
+		for _, c := range cases {
+			args := append(append([]string{}, c...), ps...)
+			gout, gcode := g.Run(t, wd, "", args...)
+			code, out, errs := runCLI(t, "", withRoot(args, root)...)
+			if code != gcode || out != gout {
+				t.Errorf("in %q, %v:\nagent-host exit %d:\n%s(%s)\ngit exit %d:\n%s", sub, args, code, out, errs, gcode, gout)
+			}
+			// The same through --stdin, and with -z.
+			sargs := append(append([]string{}, c...), "--stdin")
+			gout, gcode = g.Run(t, wd, strings.Join(ps, "\n")+"\n", sargs...)
+			code, out, errs = runCLI(t, strings.Join(ps, "\n")+"\n", withRoot(sargs, root)...)
+			if code != gcode || out != gout {
+				t.Errorf("in %q, %v --stdin:\nagent-host exit %d:\n%q (%s)\ngit exit %d:\n%q", sub, c, code, out, errs, gcode, gout)
+			}
+			zargs := append(sargs, "-z")
+			gout, gcode = g.Run(t, wd, strings.Join(ps, "\x00")+"\x00", zargs...)
+			code, out, errs = runCLI(t, strings.Join(ps, "\x00")+"\x00", withRoot(zargs, root)...)
+			if code != gcode || out != gout {
+				t.Errorf("in %q, %v:\nagent-host exit %d:\n%q (%s)\ngit exit %d:\n%q", sub, zargs, code, out, errs, gcode, gout)
+			}
+		}
+	}
+	t.Chdir(dir)
+	// -q: the exit status only; and git's fatal errors exit 128.
+	for _, args := range [][]string{
+		{"check-ignore", "-q", "x.log"}, {"check-ignore", "-q", "a.go"}, {"check-ignore", "-q", "tracked.log"},
+		{"check-ignore", "-n", "x.log"}, {"check-ignore"}, {"check-ignore", "-q", "a.go", "x.log"},
+		{"check-ignore", "--stdin", "x.log"}, {"check-ignore", "-q", "-v", "x.log"},
+	} {
+		gout, gcode := g.Run(t, dir, "", args...)
+		code, out, _ := runCLI(t, "", args...)
+		if code != gcode || out != gout {
+			t.Errorf("%v: agent-host exit %d %q, git exit %d %q", args, code, out, gcode, gout)
+		}
+	}
+	if code, _, _ := runCLI(t, "", "check-ignore", "../outside"); code != 128 {
+		t.Errorf("a path outside the jail: exit %d, want 128 as git's fatal error", code)
+	}
+}
+
+// withRoot puts flags right after the subcommand's name in args.
+func withRoot(args, flags []string) []string {
+	return append(append(append([]string{}, args[0]), flags...), args[1:]...)
+}

@@ -99,6 +99,12 @@ type Cache struct {
 	// not vouch for it: 0 means RecheckInterval, a negative value means
 	// re-check every file on every call (and use no inotify at all).
 	Recheck time.Duration
+	// NoWatch, when true, keeps the Cache from opening an inotify
+	// descriptor: files are re-checked by stat once per Recheck interval
+	// (once per Check batch at most). A process that answers one question
+	// and exits (a CLI call) spends more setting watches up than they save;
+	// a long-lived Cache wants them. Set it before first use.
+	NoWatch bool
 	// Jail, when set, confines what the Cache reads: a file inside the
 	// roots is opened through Jail.Open (links followed only inside the
 	// roots), and a path named by a configuration file inside the roots
@@ -175,7 +181,7 @@ func (c *Cache) sync(open bool) {
 	if c.Recheck < 0 {
 		return
 	}
-	if open {
+	if open && !c.NoWatch {
 		c.watch.open(c)
 	}
 	if c.watch.poll(c) {
