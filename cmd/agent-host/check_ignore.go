@@ -48,7 +48,7 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	noIndex := fs.Bool("no-index", false, "do not consult the index: judge tracked paths by the rules too")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
-		return checkIgnoreFatal
+		return 2 // the shared voice's usage error (git's is 129)
 	}
 	fatal := func(msg string) int {
 		fmt.Fprintf(stderr, "fatal: %s\n", msg)
@@ -63,14 +63,14 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		return fatal("cannot have both --quiet and --verbose")
 	case *quiet && (*fromStdin || len(pos) != 1):
 		return fatal("--quiet is only valid with a single pathname")
-	case *nonMatching && !*verbose:
+	case *nonMatching && !*verbose && !hf.json: // with --json, -n lists every path
 		return fatal("--non-matching is only valid with --verbose")
 	case *nul && !*fromStdin:
 		return fatal("-z only makes sense with --stdin")
 	}
 	h, err := hf.open()
 	if err != nil {
-		return fail(stderr, "check-ignore", err, checkIgnoreFatal)
+		return fail(stderr, "check-ignore", err, 2)
 	}
 	defer h.Close()
 	h.OneShot()
@@ -90,13 +90,13 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		res, err := h.CheckIgnore(ctx, cwd, args, opts)
 		if err != nil {
 			out.Flush()
-			fatal(err.Error())
+			warn(stderr, "check-ignore", err, checkIgnoreFatal)
 			return false
 		}
 		for i, r := range res {
 			if r.Err != nil {
 				out.Flush()
-				fatal(fmt.Sprintf("%s: %v", paths[i], r.Err))
+				warn(stderr, "check-ignore", r.Err, checkIgnoreFatal)
 				return false
 			}
 			matched := r.Rule != nil && (*verbose || !r.Rule.Negated())

@@ -3,8 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agenthost/agenthost/internal/gittest"
@@ -160,4 +162,126 @@ func TestCheckIgnoreFlagsAgreeWithGit(t *testing.T) {
 // withRoot puts flags right after the subcommand's name in args.
 func withRoot(args, flags []string) []string {
 	return append(append(append([]string{}, args[0]), flags...), args[1:]...)
+}
+
+// TestWalkThisRepository: agent-host walk with no flags prints exactly the
+// set git ls-files -co --exclude-standard prints for this repository
+// (dot-files and tracked files the rules ignore included), but for
+// tracked files deleted from disk, which are not there to list.
+func TestWalkThisRepository(t *testing.T) {
+	g := gitWorld(t)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, code := g.Run(t, wd, "", "rev-parse", "--show-toplevel")
+	if code != 0 {
+		t.Skip("not in a git checkout")
+	}
+	top = strings.TrimSpace(top)
+	out := g.Git(t, top, "ls-files", "-z", "-co", "--exclude-standard")
+	var want []string
+	for _, f := range strings.Split(strings.TrimRight(out, "\x00"), "\x00") {
+		if _, err := os.Lstat(filepath.Join(top, f)); err == nil && f != "" {
+			want = append(want, f)
+		}
+	}
+	sort.Strings(want)
+	want = slices.Compact(want) // an unmerged path is listed once per stage
+	if len(want) < 50 {
+		t.Fatalf("git lists only %d files: not this repository?", len(want))
+	}
+	t.Chdir(top)
+	code, got, errs := runCLI(t, "", "walk", "-0")
+	if code != 0 {
+		t.Fatalf("walk: exit %d: %s", code, errs)
+	}
+	g2 := strings.Split(strings.TrimRight(got, "\x00"), "\x00")
+	sort.Strings(g2)
+	if strings.Join(g2, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("agent-host walk and git ls-files -co --exclude-standard differ:\n%s", setDiff(want, g2))
+	}
+}
+
+// setDiff lists what only one of two sorted lists holds.
+func setDiff(want, got []string) string {
+	w, g := map[string]bool{}, map[string]bool{}
+	for _, s := range want {
+		w[s] = true
+	}
+	for _, s := range got {
+		g[s] = true
+	}
+	var b strings.Builder
+	for _, s := range want {
+		if !g[s] {
+			b.WriteString("  missing: " + s + "\n")
+		}
+	}
+	for _, s := range got {
+		if !w[s] {
+			b.WriteString("  extra:   " + s + "\n")
+		}
+	}
+	return b.String()
+}
+
+// TestWalkFlags: -g/--glob as ripgrep reads them, several PATHs, --sort,
+// --no-hidden and -u.
+func TestWalkFlags(t *testing.T) {
+	g := gitWorld(t)
+	dir := filepath.Join(filepath.Dir(g.Home), "repo")
+	g.Init(t, dir)
+	for _, f := range []string{".gitignore", "a.go", "b.txt", "x.log", ".env", "src/c.go", "src/d.txt", "src/gen/e.go", "docs/f.md"} {
+		p := filepath.Join(dir, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		body := ""
+		if f == ".gitignore" {
+			body = "*.log\n"
+		}
+		os.WriteFile(p, []byte(body), 0o644)
+	}
+	t.Chdir(dir)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sort"}, ".env .gitignore a.go b.txt docs/f.md src/c.go src/d.txt src/gen/e.go"},
+		{[]string{"--sort=path", "-g", "*.go"}, "a.go src/c.go src/gen/e.go"},
+		{[]string{"--sort=path", "-g", "*.go", "-g", "!gen/"}, "a.go src/c.go"},
+		{[]string{"--sort=path", "--glob", "!*.txt", "--no-hidden"}, "a.go docs/f.md src/c.go src/gen/e.go"},
+		{[]string{"--sort=path", "-g", "/*.go"}, "a.go"},
+		{[]string{"--sort=path", "-g", "src/**/*.go"}, "src/c.go src/gen/e.go"},
+		{[]string{"--sort=path", "-g", "*.{md,txt}"}, "b.txt docs/f.md src/d.txt"},
+		{[]string{"--sort=path", "-u", "-g", "*.log"}, "x.log"},
+		{[]string{"--sort=path", "src", "docs"}, "docs/f.md src/c.go src/d.txt src/gen/e.go"},
+		{[]string{"--sort=none", "--no-hidden", "docs"}, "docs/f.md"},
+	}
+	for _, c := range cases {
+		code, out, errs := runCLI(t, "", append([]string{"walk"}, c.args...)...)
+		got := strings.Join(strings.Fields(out), " ")
+		if code != 0 || got != c.want {
+			t.Errorf("walk %v: exit %d %q (%s), want %q", c.args, code, got, errs, c.want)
+		}
+	}
+	if code, _, _ := runCLI(t, "", "walk", "--sort=size"); code != 2 {
+		t.Errorf("--sort=size: exit %d, want 2", code)
+	}
+}
+
+// worlds holds each test's git world for gitRun.
+var worlds sync.Map // *testing.T -> *gittest.Env
+
+// gitRun runs git in dir in the test's isolated git world, which the
+// in-process CLI shares (the first call in a test sets the process
+// environment; see gitWorld): it returns git's output and exit code.
+func gitRun(t *testing.T, dir string, args ...string) (string, int) {
+	t.Helper()
+	g, ok := worlds.Load(t)
+	if !ok {
+		g = gitWorld(t)
+		worlds.Store(t, g)
+		t.Cleanup(func() { worlds.Delete(t) })
+	}
+	return g.(*gittest.Env).Run(t, dir, "", args...)
 }

@@ -34,6 +34,11 @@ type Options struct {
 	// every directory on the way to it, as git ls-files -co
 	// --exclude-standard lists it.
 	NoIndex bool
+	// Filter, if set, is asked about every entry the rules leave in, with
+	// its path relative to the walk's start ('/'-separated) and whether it
+	// is a directory; false leaves the entry out, and a directory left out
+	// is not entered. It is called from several goroutines at once.
+	Filter func(rel string, isDir bool) bool
 	// MaxEntries stops the walk after that many entries (0: unlimited).
 	// With a limit the walk runs on one goroutine, reading each directory
 	// in name order and taking all of a directory's entries before entering
@@ -133,7 +138,7 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		return fmt.Errorf("walk: %q is not an absolute path", root)
 	}
 	root = filepath.Clean(root)
-	w := &walker{c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0}
+	w := &walker{root: root, c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0}
 	stop := context.AfterFunc(ctx, func() { w.halt(ctx.Err()) })
 	defer stop()
 
@@ -187,6 +192,7 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 
 // walker is one Walk in progress.
 type walker struct {
+	root string // the walk's start, clean
 	c    *Cache
 	opts Options
 	fn   func(Entry) error
@@ -354,6 +360,9 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 		if w.stopped.Load() {
 			break
 		}
+		if w.opts.Filter != nil && !w.opts.Filter(w.relOf(prefix+n), isDir) {
+			continue
+		}
 		if w.opts.MaxEntries > 0 && w.count.Add(1) > int64(w.opts.MaxEntries) {
 			w.stopped.Store(true)
 			break
@@ -396,6 +405,12 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 		w.dir(ch, sd.path, sd.name, childDepth, sctx)
 	}
 	h.close()
+}
+
+// relOf is p (an entry's path) relative to the walk's start, '/'-separated.
+func (w *walker) relOf(p string) string {
+	rel := strings.TrimLeft(p[len(w.root):], string(os.PathSeparator))
+	return filepath.ToSlash(rel)
 }
 
 // joinPath appends name to dir with one separator.
