@@ -95,6 +95,12 @@ type walkJail struct{ j *jail.Jail }
 // Contains is jail.Jail.Contains: lexical, no system call.
 func (w walkJail) Contains(path string) bool { return w.j.Contains(path) }
 
+// EnterRoots is jail.Jail.EnterRoots: where a path outside the roots
+// enters them through its symbolic links.
+func (w walkJail) EnterRoots(path string, follow bool) (string, bool) {
+	return w.j.EnterRoots(path, follow)
+}
+
 // Open opens path read-only through the jail. O_NONBLOCK keeps a FIFO from
 // blocking the open; walk reads only regular files.
 func (w walkJail) Open(path string) (*os.File, error) {
