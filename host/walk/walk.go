@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sync/errgroup"
@@ -39,6 +42,11 @@ type Options struct {
 	// is a directory; false leaves the entry out, and a directory left out
 	// is not entered. It is called from several goroutines at once.
 	Filter func(rel string, isDir bool) bool
+	// OnSkip, if set, is told of each directory skipped because it went
+	// away while the walk ran (removed, or replaced by a file or a
+	// symbolic link), as find and rg skip them; such a directory is not an
+	// error of the walk. It is called from several goroutines at once.
+	OnSkip func(path string, err error)
 	// MaxEntries stops the walk after that many entries (0: unlimited).
 	// With a limit the walk runs on one goroutine, reading each directory
 	// in name order and taking all of a directory's entries before entering
@@ -60,8 +68,8 @@ type Entry struct {
 }
 
 // PartialError is what Walk returns when some directories could not be
-// read (no permission, removed mid-walk, replaced by a symbolic link) or a
-// repository's index could not be used: the walk went on without them
+// read (no permission, or no descriptor to be had even after backing off
+// and retrying at the end) or a repository's index could not be used: the walk went on without them
 // (without an index, the rules alone decide) and every other entry was
 // delivered. Errs holds one *fs.PathError per such directory and one
 // error wrapping ErrIndexUnsupported or ErrIndexCorrupt per such index;
@@ -97,6 +105,28 @@ func (e *PartialError) Unwrap() []error { return e.Errs }
 
 // errNotDir is the error for a subdirectory that is no longer one.
 var errNotDir = errors.New("not a directory")
+
+// fdRetries and fdBackoff bound the waiting for a descriptor when opening
+// a directory fails with EMFILE or ENFILE: a few short sleeps (1, 2, 4, 8,
+// 16 ms: other goroutines close theirs as their directories end), then the
+// directory is put off to the end of the walk, when the walk's goroutines
+// hold none but the root's, and opened again from the root, with the same
+// retries longer (up to fdLastBackoff each).
+const (
+	fdRetries     = 5
+	fdBackoff     = time.Millisecond
+	fdLastBackoff = 100 * time.Millisecond
+)
+
+// vanished reports an error that says a directory went away mid-walk.
+func vanished(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP) || errors.Is(err, errNotDir)
+}
+
+// outOfFDs reports an error that says no descriptor was to be had.
+func outOfFDs(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}
 
 // walkParallelism is how many goroutines besides the caller's read
 // directories: twice the usable CPUs, because a goroutine blocked in a
@@ -138,7 +168,7 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		return fmt.Errorf("walk: %q is not an absolute path", root)
 	}
 	root = filepath.Clean(root)
-	w := &walker{root: root, c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0}
+	w := &walker{root: root, rootH: invalidHandle, c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0}
 	stop := context.AfterFunc(ctx, func() { w.halt(ctx.Err()) })
 	defer stop()
 
@@ -179,8 +209,15 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 	if !w.seq {
 		w.g.SetLimit(walkParallelism())
 	}
+	// A second descriptor for the root, to reopen from it the directories
+	// put off for want of descriptors.
+	if rh, err := h.dup(); err == nil {
+		w.rootH = rh
+		defer rh.close()
+	}
 	w.dir(h, root, filepath.Base(root), 0, pctx)
 	_ = w.g.Wait()
+	w.finishDeferred()
 	if w.fatal != nil {
 		return w.fatal
 	}
@@ -192,7 +229,8 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 
 // walker is one Walk in progress.
 type walker struct {
-	root string // the walk's start, clean
+	root  string    // the walk's start, clean
+	rootH dirHandle // a descriptor of root's own, for finishDeferred (-1 or "": none)
 	c    *Cache
 	opts Options
 	fn   func(Entry) error
@@ -202,8 +240,11 @@ type walker struct {
 	stopped atomic.Bool
 	count   atomic.Int64
 
-	mu      sync.Mutex
-	fatal   error   // why the walk stopped early
+	fdPressure atomic.Bool // an open failed for want of descriptors: start no goroutine
+
+	mu       sync.Mutex
+	deferred []deferredDir // put off for want of descriptors
+	fatal    error         // why the walk stopped early
 	errs    []error // directories that could not be read, indexes that could not be used
 	indexes map[*repoInfo]*gitIndex
 }
@@ -245,6 +286,91 @@ func (w *walker) halt(err error) {
 	w.stopped.Store(true)
 }
 
+// problem records that path could not be read: a directory that went
+// away is skipped (told to OnSkip), anything else is reported.
+func (w *walker) problem(path string, err error) {
+	if vanished(err) {
+		if w.opts.OnSkip != nil {
+			w.opts.OnSkip(path, err)
+		}
+		return
+	}
+	w.report(err)
+}
+
+// deferredDir is a subdirectory put off for want of descriptors.
+type deferredDir struct {
+	sd    pendingDir
+	depth int
+	ctx   *dirCtx
+}
+
+// openSub opens the subdirectory sd of h, waiting briefly for a
+// descriptor when there is none (see fdRetries).
+func (w *walker) openSub(h dirHandle, sd pendingDir, last time.Duration) (dirHandle, error) {
+	for attempt := 0; ; attempt++ {
+		var err error
+		if w.c.openHook != nil {
+			err = w.c.openHook(sd.path)
+		}
+		var ch dirHandle
+		if err == nil {
+			ch, err = openSubdir(h, sd.name, sd.path)
+		}
+		if err == nil || !outOfFDs(err) || attempt == fdRetries || w.stopped.Load() {
+			return ch, err
+		}
+		w.fdPressure.Store(true)
+		time.Sleep(min(fdBackoff<<attempt, last))
+	}
+}
+
+// finishDeferred walks the directories put off for want of descriptors,
+// one at a time, now that the walk's goroutines have ended: each is opened
+// from the root's descriptor, one component at a time, as the walk opened
+// it (never by a path string).
+func (w *walker) finishDeferred() {
+	for {
+		w.mu.Lock()
+		if len(w.deferred) == 0 || w.stopped.Load() {
+			w.mu.Unlock()
+			return
+		}
+		d := w.deferred[len(w.deferred)-1]
+		w.deferred = w.deferred[:len(w.deferred)-1]
+		w.mu.Unlock()
+		ch, err := w.reopen(d.sd)
+		if err != nil {
+			w.problem(d.sd.path, err)
+			continue
+		}
+		w.dir(ch, d.sd.path, d.sd.name, d.depth, d.ctx)
+		_ = w.g.Wait()
+	}
+}
+
+// reopen opens the directory at path (below the walk's root) from the
+// root's descriptor, one component at a time without following links.
+func (w *walker) reopen(sd pendingDir) (dirHandle, error) {
+	rel := strings.TrimLeft(sd.path[len(w.root):], string(os.PathSeparator))
+	parts := strings.Split(rel, string(os.PathSeparator))
+	h, err := w.rootH.dup()
+	if err != nil {
+		return h, err
+	}
+	p := w.root
+	for _, name := range parts {
+		p = joinPath(p, name)
+		ch, err := w.openSub(h, pendingDir{name: name, path: p}, fdLastBackoff)
+		h.close()
+		if err != nil {
+			return ch, err
+		}
+		h = ch
+	}
+	return h, nil
+}
+
 // report records a directory that could not be read.
 func (w *walker) report(err error) {
 	w.mu.Lock()
@@ -272,7 +398,7 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 	buf := dirBufPool.Get().(*dirBuf)
 	ents, err := readEntries(h, abs, buf)
 	if err != nil {
-		w.report(err)
+		w.problem(abs, err)
 	}
 
 	// The context for this directory's entries: a nested repository starts
@@ -382,24 +508,24 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 		if w.stopped.Load() {
 			break
 		}
-		if w.c.openHook != nil {
-			if err := w.c.openHook(sd.path); err != nil {
-				w.report(err)
-				continue
-			}
-		}
-		ch, err := openSubdir(h, sd.name, sd.path)
-		if err != nil {
-			w.report(err)
-			continue
-		}
 		sctx := ctx
 		if sd.trackedOnly && !ctx.trackedOnly {
 			y := *ctx
 			y.trackedOnly = true
 			sctx = &y
 		}
-		if !w.seq && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, sctx); return nil }) {
+		ch, err := w.openSub(h, sd, fdBackoff<<fdRetries)
+		if err != nil {
+			if outOfFDs(err) && w.rootH != invalidHandle {
+				w.mu.Lock()
+				w.deferred = append(w.deferred, deferredDir{sd: sd, depth: childDepth, ctx: sctx})
+				w.mu.Unlock()
+				continue
+			}
+			w.problem(sd.path, err)
+			continue
+		}
+		if !w.seq && !w.fdPressure.Load() && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, sctx); return nil }) {
 			continue
 		}
 		w.dir(ch, sd.path, sd.name, childDepth, sctx)
