@@ -231,11 +231,11 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 type walker struct {
 	root  string    // the walk's start, clean
 	rootH dirHandle // a descriptor of root's own, for finishDeferred (-1 or "": none)
-	c    *Cache
-	opts Options
-	fn   func(Entry) error
-	seq  bool // one goroutine, sorted directories (MaxEntries)
-	g    errgroup.Group
+	c     *Cache
+	opts  Options
+	fn    func(Entry) error
+	seq   bool // one goroutine, sorted directories (MaxEntries)
+	g     errgroup.Group
 
 	stopped atomic.Bool
 	count   atomic.Int64
@@ -245,8 +245,8 @@ type walker struct {
 	mu       sync.Mutex
 	deferred []deferredDir // put off for want of descriptors
 	fatal    error         // why the walk stopped early
-	errs    []error // directories that could not be read, indexes that could not be used
-	indexes map[*repoInfo]*gitIndex
+	errs     []error       // directories that could not be read, indexes that could not be used
+	indexes  map[*repoInfo]*gitIndex
 }
 
 // indexOf is the index of r for this walk, read once per walk and
