@@ -1,7 +1,9 @@
 package walk
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"time"
 )
 
@@ -267,3 +271,81 @@ func TestIndexRefused(t *testing.T) {
 
 // sleepRecheck waits out the default Recheck interval.
 func sleepRecheck() { time.Sleep(2 * RecheckInterval) }
+
+// goGitNames decodes an index with go-git's decoder, the reference.
+func goGitNames(data []byte) ([]string, error) {
+	var idx index.Index
+	if err := index.NewDecoder(bytes.NewReader(data)).Decode(&idx); err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range idx.Entries {
+		names = append(names, e.Name)
+	}
+	return names, nil
+}
+
+// TestIndexDecoderAgreesWithGoGit: on indexes git writes at versions 2, 3
+// and 4, the package's decoder gives go-git's names, in order.
+func TestIndexDecoderAgreesWithGoGit(t *testing.T) {
+	e := indexRepo(t)
+	for _, v := range []string{"2", "3", "4"} {
+		e.git(e.repo, "update-index", "--index-version", v)
+		data, err := os.ReadFile(filepath.Join(e.repo, ".git", "index"))
+		must(t, err)
+		want, err := goGitNames(data)
+		must(t, err)
+		got, err := decodeIndexNames(data)
+		must(t, err)
+		if !slices.Equal(got, want) {
+			t.Errorf("v%s: decoder %q, go-git %q", v, got, want)
+		}
+	}
+}
+
+// FuzzIndexDecoder mutates indexes git wrote (the checksum put right
+// after the mutation, so that the entries are what is tried): the decoder
+// never panics, and whenever go-git's decoder accepts the input, ours
+// gives the same names or refuses it as unsupported.
+func FuzzIndexDecoder(f *testing.F) {
+	for _, seed := range indexSeeds(f) {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) >= indexHeaderLen+indexChecksumLen {
+			body := data[:len(data)-indexChecksumLen]
+			sum := sha1.Sum(body)
+			data = append(slices.Clip(body), sum[:]...)
+		}
+		got, err := decodeIndexNames(data)
+		want, gerr := goGitNames(data)
+		if gerr == nil && err == nil && !slices.Equal(got, want) {
+			t.Fatalf("decoder %q, go-git %q", got, want)
+		}
+		if err != nil && !errors.Is(err, ErrIndexCorrupt) && !errors.Is(err, ErrIndexUnsupported) {
+			t.Fatalf("error %v wraps neither sentinel", err)
+		}
+	})
+}
+
+// indexSeeds are indexes written by git at each version, with long names,
+// extended flags and conflicts' neighbours.
+func indexSeeds(tb testing.TB) [][]byte {
+	e := newGitEnv(tb, false)
+	e.make("a", "b/c", "b/d/e", "skip", "new")
+	e.git(e.repo, "add", ".")
+	// A name of 4095 bytes or more (its length field saturates), which
+	// only the index holds.
+	blob := strings.TrimSpace(string(e.gitIn(e.repo, []byte("x\n"), "hash-object", "-w", "--stdin")))
+	long := strings.Repeat(strings.Repeat("n", 200)+"/", 21) + "f"
+	e.git(e.repo, "update-index", "--add", "--cacheinfo", "100644,"+blob+","+long)
+	e.git(e.repo, "update-index", "--skip-worktree", "skip")
+	var seeds [][]byte
+	for _, v := range []string{"2", "3", "4"} {
+		e.git(e.repo, "update-index", "--index-version", v)
+		data, err := os.ReadFile(filepath.Join(e.repo, ".git", "index"))
+		must(tb, err)
+		seeds = append(seeds, data)
+	}
+	return seeds
+}
