@@ -168,7 +168,7 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		return fmt.Errorf("walk: %q is not an absolute path", root)
 	}
 	root = filepath.Clean(root)
-	w := &walker{root: root, rootH: invalidHandle, c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0}
+	w := &walker{root: root, rootH: invalidHandle, c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0, ctx: ctx}
 	stop := context.AfterFunc(ctx, func() { w.halt(ctx.Err()) })
 	defer stop()
 
@@ -229,6 +229,7 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 
 // walker is one Walk in progress.
 type walker struct {
+	ctx   context.Context
 	root  string    // the walk's start, clean
 	rootH dirHandle // a descriptor of root's own, for finishDeferred (-1 or "": none)
 	c     *Cache
@@ -485,6 +486,13 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 		}
 		if w.stopped.Load() {
 			break
+		}
+		select {
+		case <-w.ctx.Done():
+			// Seen at once, not when the AfterFunc's goroutine runs.
+			w.halt(w.ctx.Err())
+			continue
+		default:
 		}
 		if w.opts.Filter != nil && !w.opts.Filter(w.relOf(prefix+n), isDir) {
 			continue
