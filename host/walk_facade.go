@@ -29,19 +29,23 @@ type WalkOptions = walk.Options
 type WalkEntry = walk.Entry
 
 // PartialError is what Walk returns, with every entry it could read, when
-// some directories could not be read or an index could not be used; see
-// walk.PartialError.
+// some directories could not be read or an index could not be used. It is
+// [walk.PartialError], documented: go doc
+// github.com/agenthost/agenthost/host/walk PartialError.
 type PartialError = walk.PartialError
 
 // CheckIgnoreOptions shape CheckIgnore; the zero value consults the index,
-// as git check-ignore does. See walk.CheckOptions.
+// as git check-ignore does. It is [walk.CheckOptions], where each field is
+// documented: go doc github.com/agenthost/agenthost/host/walk CheckOptions.
 type CheckIgnoreOptions = walk.CheckOptions
 
 // IgnoreMatch is the answer for one path: ignored or not, tracked, and the
-// rule that decided (see walk.Match).
+// rule that decided. It is [walk.Match], where each field is documented:
+// go doc github.com/agenthost/agenthost/host/walk Match.
 type IgnoreMatch = walk.Match
 
-// IgnoreRule is one line of an ignore file (see walk.Rule).
+// IgnoreRule is one line of an ignore file. It is [walk.Rule], where each
+// field is documented: go doc github.com/agenthost/agenthost/host/walk Rule.
 type IgnoreRule = walk.Rule
 
 // IgnoreResult is CheckIgnore's answer for one path: the match, or the
