@@ -17,6 +17,10 @@ type CheckOptions struct {
 	// NoIndex judges tracked paths by the rules like any other, as git
 	// check-ignore --no-index does.
 	NoIndex bool
+	// VerdictOnly leaves Match.Rule nil when a directory above the path
+	// decides (finding that directory's rule costs a match per level), for
+	// a caller that wants only Ignored and Tracked.
+	VerdictOnly bool
 }
 
 // Rule is one line of an ignore file, as git check-ignore -v names it.
@@ -83,7 +87,7 @@ func (c *Cache) Check(ctx context.Context, top string, paths []string, opts Chec
 			return nil, fmt.Errorf("walk: %q is not an absolute path", p)
 		}
 	}
-	b := &batch{}
+	b := &batch{noRule: opts.VerdictOnly}
 	out := make([]Match, len(paths))
 	var firstErr error
 	for i, p := range paths {
@@ -131,7 +135,7 @@ func (c *Cache) CheckIfReal(ctx context.Context, top, path string, opts CheckOpt
 		return Match{}, false, nil
 	}
 	var real bool
-	m, _, err := c.judge(ctx, top, path, opts, true, &batch{real: &real})
+	m, _, err := c.judge(ctx, top, path, opts, true, &batch{real: &real, noRule: opts.VerdictOnly})
 	return m, real, err
 }
 
