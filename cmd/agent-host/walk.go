@@ -141,6 +141,8 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.Var(&sortBy, "sort", "`path`: print in path order (waits for the whole walk); none: as found")
 	nul := fs.Bool("0", false, "end each path with NUL instead of a newline")
 	dirs := fs.Bool("dirs", false, "print directories too, with a trailing /")
+	follow := fs.Bool("follow", false, "enter symbolic links to directories inside the roots (a link back to a directory above is skipped)")
+	fs.BoolVar(follow, "L", false, "short for --follow")
 	var globArgs multiFlag
 	fs.Var(&globArgs, "glob", "include (or, with a leading !, exclude) files and directories matching `GLOB` (repeatable; ripgrep's rules)")
 	fs.Var(&globArgs, "g", "short for --glob")
@@ -169,7 +171,7 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	opts := host.WalkOptions{Hidden: *hidden && !*noHidden, NoIgnore: *noIgnore || unrestricted > 0, NoIndex: *noIndex,
-		MaxDepth: *maxDepth, MaxEntries: *maxEntries}
+		MaxDepth: *maxDepth, MaxEntries: *maxEntries, Follow: *follow}
 	if len(globs) > 0 {
 		opts.Filter = globFilter(globs)
 	}

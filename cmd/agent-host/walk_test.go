@@ -241,20 +241,25 @@ func TestWalkFlags(t *testing.T) {
 		}
 		os.WriteFile(p, []byte(body), 0o644)
 	}
+	os.Symlink("src", filepath.Join(dir, "lnk"))
+	os.Symlink("..", filepath.Join(dir, "src", "up"))
+	os.Symlink(filepath.Dir(g.Home), filepath.Join(dir, "outside"))
 	t.Chdir(dir)
 	cases := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--sort"}, ".env .gitignore a.go b.txt docs/f.md src/c.go src/d.txt src/gen/e.go"},
+		{[]string{"--sort", "-L", "-g", "*.go", "-g", "!gen/"}, "a.go lnk/c.go src/c.go"},
+		{[]string{"--sort", "--follow", "-g", "out*"}, "outside"}, // leads out of the root: a file
+		{[]string{"--sort"}, ".env .gitignore a.go b.txt docs/f.md lnk outside src/c.go src/d.txt src/gen/e.go src/up"},
 		{[]string{"--sort=path", "-g", "*.go"}, "a.go src/c.go src/gen/e.go"},
 		{[]string{"--sort=path", "-g", "*.go", "-g", "!gen/"}, "a.go src/c.go"},
-		{[]string{"--sort=path", "--glob", "!*.txt", "--no-hidden"}, "a.go docs/f.md src/c.go src/gen/e.go"},
+		{[]string{"--sort=path", "--glob", "!*.txt", "--no-hidden"}, "a.go docs/f.md lnk outside src/c.go src/gen/e.go src/up"},
 		{[]string{"--sort=path", "-g", "/*.go"}, "a.go"},
 		{[]string{"--sort=path", "-g", "src/**/*.go"}, "src/c.go src/gen/e.go"},
 		{[]string{"--sort=path", "-g", "*.{md,txt}"}, "b.txt docs/f.md src/d.txt"},
 		{[]string{"--sort=path", "-u", "-g", "*.log"}, "x.log"},
-		{[]string{"--sort=path", "src", "docs"}, "docs/f.md src/c.go src/d.txt src/gen/e.go"},
+		{[]string{"--sort=path", "src", "docs"}, "docs/f.md src/c.go src/d.txt src/gen/e.go src/up"},
 		{[]string{"--sort=none", "--no-hidden", "docs"}, "docs/f.md"},
 	}
 	for _, c := range cases {

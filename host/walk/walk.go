@@ -28,6 +28,13 @@ type Options struct {
 	// Hidden, when true, includes names starting with '.' (".git" itself
 	// is always skipped).
 	Hidden bool
+	// Follow, when true, enters symbolic links to directories (on Linux;
+	// elsewhere a link stays a file): with Cache.Jail set only links that
+	// lead inside its roots (one that leads out is listed as a file), and
+	// never a directory that is already being walked above the link (a
+	// loop), which is skipped and told to OnSkip with ErrLoop. Without
+	// it, no link is followed and a link is listed as a file.
+	Follow bool
 	// MaxDepth limits how deep the walk goes: 0 is unlimited, 1 lists only
 	// the children of the starting directory.
 	MaxDepth int
@@ -102,6 +109,29 @@ func (e *PartialError) Error() string {
 
 // Unwrap returns the per-directory errors.
 func (e *PartialError) Unwrap() []error { return e.Errs }
+
+// ErrLoop is what OnSkip is told for a directory that Follow would enter
+// a second time: a symbolic link leads back to a directory above it.
+var ErrLoop = errors.New("walk: file system loop (a link to a directory above it)")
+
+// dirID is a directory's identity, for loop detection.
+type dirID struct{ dev, ino uint64 }
+
+// idChain is the identities of the directories from the walk's start down
+// to one directory (immutable, shared by the directories below).
+type idChain struct {
+	parent *idChain
+	id     dirID
+}
+
+func (c *idChain) has(id dirID) bool {
+	for ; c != nil; c = c.parent {
+		if c.id == id {
+			return true
+		}
+	}
+	return false
+}
 
 // errNotDir is the error for a subdirectory that is no longer one.
 var errNotDir = errors.New("not a directory")
@@ -215,7 +245,7 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		w.rootH = rh
 		defer rh.close()
 	}
-	w.dir(h, root, filepath.Base(root), 0, pctx)
+	w.dir(h, root, filepath.Base(root), 0, pctx, nil)
 	_ = w.g.Wait()
 	w.finishDeferred()
 	if w.fatal != nil {
@@ -304,6 +334,7 @@ type deferredDir struct {
 	sd    pendingDir
 	depth int
 	ctx   *dirCtx
+	chain *idChain
 }
 
 // openSub opens the subdirectory sd of h, waiting briefly for a
@@ -345,7 +376,7 @@ func (w *walker) finishDeferred() {
 			w.problem(d.sd.path, err)
 			continue
 		}
-		w.dir(ch, d.sd.path, d.sd.name, d.depth, d.ctx)
+		w.dir(ch, d.sd.path, d.sd.name, d.depth, d.ctx, d.chain)
 		_ = w.g.Wait()
 	}
 }
@@ -383,7 +414,9 @@ func (w *walker) report(err error) {
 type pendingDir struct {
 	name        string // its own string, not a view into the parent's buffer
 	path        string
-	trackedOnly bool // ignored, entered for the tracked files below it
+	trackedOnly bool      // ignored, entered for the tracked files below it
+	linked      dirHandle // for a followed link: its directory, already open
+	isLink      bool
 }
 
 var dirBufPool = sync.Pool{New: func() any { return newDirBuf() }}
@@ -391,10 +424,22 @@ var dirBufPool = sync.Pool{New: func() any { return newDirBuf() }}
 // dir reads the open directory h (path abs, last component name, at
 // depth), whose parent's rules are pctx, delivers its entries and enters
 // its subdirectories. It closes h.
-func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
+func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, chain *idChain) {
 	if w.stopped.Load() {
 		h.close()
 		return
+	}
+	if w.opts.Follow {
+		if id, ok := dirIdentity(h); ok {
+			if chain.has(id) {
+				h.close()
+				if w.opts.OnSkip != nil {
+					w.opts.OnSkip(abs, &os.PathError{Op: "walk", Path: abs, Err: ErrLoop})
+				}
+				return
+			}
+			chain = &idChain{parent: chain, id: id}
+		}
 	}
 	buf := dirBufPool.Get().(*dirBuf)
 	ents, err := readEntries(h, abs, buf)
@@ -466,6 +511,12 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 			continue
 		}
 		isDir := t == typeDir
+		linked := invalidHandle
+		if t == typeSymlink && w.opts.Follow {
+			if lh, ok := openLinkedDir(w.c.Jail, h, n, prefix+n); ok {
+				linked, isDir = lh, true
+			}
+		}
 		enterTracked := false // an ignored directory holding tracked files
 		if ctx.repo != nil && (ctx.trackedOnly || ctx.ignored(n, isDir, &scratch)) {
 			// Ignored (or below an ignored directory): only what the index
@@ -507,13 +558,22 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 			break
 		}
 		if isDir && descend {
-			subdirs = append(subdirs, pendingDir{name: p[len(prefix):], path: p, trackedOnly: enterTracked})
+			subdirs = append(subdirs, pendingDir{name: p[len(prefix):], path: p, trackedOnly: enterTracked, linked: linked, isLink: linked != invalidHandle})
+			linked = invalidHandle
+		}
+		if linked != invalidHandle {
+			linked.close()
 		}
 	}
 	dirBufPool.Put(buf)
 
-	for _, sd := range subdirs {
+	for k, sd := range subdirs {
 		if w.stopped.Load() {
+			for _, rest := range subdirs[k:] {
+				if rest.isLink {
+					rest.linked.close() // opened for Follow, never entered
+				}
+			}
 			break
 		}
 		sctx := ctx
@@ -522,21 +582,24 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 			y.trackedOnly = true
 			sctx = &y
 		}
-		ch, err := w.openSub(h, sd, fdBackoff<<fdRetries)
+		ch, err := sd.linked, error(nil)
+		if !sd.isLink {
+			ch, err = w.openSub(h, sd, fdBackoff<<fdRetries)
+		}
 		if err != nil {
 			if outOfFDs(err) && w.rootH != invalidHandle {
 				w.mu.Lock()
-				w.deferred = append(w.deferred, deferredDir{sd: sd, depth: childDepth, ctx: sctx})
+				w.deferred = append(w.deferred, deferredDir{sd: sd, depth: childDepth, ctx: sctx, chain: chain})
 				w.mu.Unlock()
 				continue
 			}
 			w.problem(sd.path, err)
 			continue
 		}
-		if !w.seq && !w.fdPressure.Load() && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, sctx); return nil }) {
+		if !w.seq && !w.fdPressure.Load() && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, sctx, chain); return nil }) {
 			continue
 		}
-		w.dir(ch, sd.path, sd.name, childDepth, sctx)
+		w.dir(ch, sd.path, sd.name, childDepth, sctx, chain)
 	}
 	h.close()
 }
