@@ -43,9 +43,10 @@ func (r *Rule) Negated() bool { return r != nil && strings.HasPrefix(r.Pattern, 
 type Match struct {
 	// Ignored is true when git would ignore the path.
 	Ignored bool
-	// Tracked is true when the index holds the path, or a path below it
-	// when it is a directory: ignore rules do not apply to it (never set
-	// with NoIndex).
+	// Tracked is true when a rule, or an ignored directory above, would
+	// have a say but the index holds the path (or, for a directory, a path
+	// below it): ignore rules do not apply to a tracked path. It is not
+	// set for a path no rule concerns, and never with NoIndex.
 	Tracked bool
 	// Rule is the rule that decided: the one that ignores the path, or a
 	// directory above it (as git names that directory's rule), or a
@@ -237,14 +238,18 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	if ix != nil && ix.err != nil {
 		ixErr, ix = ix.err, nil
 	}
-	if x.repo == judge && ix.covers(x.rel+name) {
-		return Match{Tracked: true}, true, ixErr
-	}
+	// A tracked path is not subject to the rules. The index is looked up
+	// only when a rule (or an ignored directory above) has a say: for the
+	// common untracked-and-unmatched path it costs nothing.
+	tracked := func() bool { return x.repo == judge && ix.covers(x.rel+name) }
 	limit := len(top)
 	if top == "" {
 		limit = len(judge.root)
 	}
 	if ps.deepest > limit {
+		if tracked() {
+			return Match{Tracked: true}, true, ixErr
+		}
 		m := Match{Ignored: true}
 		if !b.noRule {
 			m.Rule = c.ancestorRule(parent, limit, now)
@@ -263,6 +268,12 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	rel := x.rel + name // for "dir/", name is "" and dir is judged as x.rel
 	rf, i := x.decide(rel, name, false)
 	rd, j := x.decide(rel, name, true)
+	if rf == nil && rd == nil {
+		return Match{}, true, ixErr
+	}
+	if tracked() {
+		return Match{Tracked: true}, true, ixErr
+	}
 	asFile := rf != nil && rf.rules[i].flags&ruleNegative == 0
 	asDir := rd != nil && rd.rules[j].flags&ruleNegative == 0
 	useDir := false
