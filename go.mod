@@ -12,10 +12,12 @@ require (
 	golang.org/x/sys v0.50.0
 )
 
+require github.com/pjbgf/sha1cd v0.7.0 // indirect
+
 require (
+	github.com/go-git/go-git/v5 v5.19.3
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
-	github.com/stretchr/testify v1.11.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/time v0.15.0 // indirect

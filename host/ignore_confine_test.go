@@ -4,7 +4,6 @@ package host_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/internal/gittest"
 )
 
 // The walk cache under the Jailed policy must not become an oracle on
@@ -24,15 +24,14 @@ import (
 // user config) for both the Host's walk cache and the git used as oracle.
 type confineWorld struct {
 	t       *testing.T
+	g       *gittest.Env
 	ws, out string
 	h       *host.Host
 }
 
 func newConfineWorld(t *testing.T) *confineWorld {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	gittest.Skip(t)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -44,11 +43,8 @@ func newConfineWorld(t *testing.T) *confineWorld {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CONFIG_COUNT", "")
+	w.g = gittest.At(home, filepath.Join(home, ".config"))
+	w.g.Setenv(t) // the Host reads os.Getenv
 	w.git("init", "-q")
 	w.writeOut("passwords.txt", "hunter2\ncorrect-horse\n")
 	w.h = newHost(t, host.Config{WorkspaceRoot: w.ws, Home: home})
@@ -59,13 +55,11 @@ func newConfineWorld(t *testing.T) *confineWorld {
 // exit status 1 (nothing ignored) is not an error.
 func (w *confineWorld) git(args ...string) string {
 	w.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = w.ws
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 1 && args[0] == "check-ignore") {
-		w.t.Fatalf("git %q: %v", args, err)
+	out, code := w.g.Run(w.t, w.ws, "", args...)
+	if code != 0 && !(code == 1 && args[0] == "check-ignore") {
+		w.t.Fatalf("git %q: exit %d", args, code)
 	}
-	return string(out)
+	return out
 }
 
 // gitIgnored is git check-ignore's answer for path.

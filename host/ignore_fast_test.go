@@ -5,11 +5,11 @@ package host_test
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/internal/gittest"
 )
 
 // TestIsPathIgnoredFastPathSeesSwap: once warm, IsPathIgnored answers plain
@@ -17,21 +17,16 @@ import (
 // directory on the way replaced by a link to outside must end that: the
 // next call resolves through the jail and refuses the escape.
 func TestIsPathIgnoredFastPathSeesSwap(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := t.TempDir()
+	g := gittest.New(t)
+	g.Setenv(t) // the Host reads os.Getenv
+	dir := filepath.Dir(g.Home)
 	ws, out := filepath.Join(dir, "ws"), filepath.Join(dir, "out")
 	os.MkdirAll(filepath.Join(ws, "a", "b"), 0o755)
 	os.MkdirAll(filepath.Join(out, "b"), 0o755)
-	cmd := exec.Command("git", "init", "-q", ws)
-	cmd.Env = append(os.Environ(), "HOME="+dir, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, b)
-	}
+	g.Init(t, ws)
 	os.WriteFile(filepath.Join(ws, ".gitignore"), []byte("*.log\n"), 0o644)
 	os.WriteFile(filepath.Join(out, "b", ".gitignore"), []byte("*.txt\n"), 0o644)
-	h := newHost(t, host.Config{WorkspaceRoot: ws, Home: dir})
+	h := newHost(t, host.Config{WorkspaceRoot: ws, Home: g.Home})
 
 	for range 3 { // the first call resolves and adds the watches
 		if ig, err := h.IsPathIgnored(bg, "", "a/b/x.log"); err != nil || !ig {

@@ -28,13 +28,54 @@ type WalkOptions = walk.Options
 // github.com/agenthost/agenthost/host/walk Entry.
 type WalkEntry = walk.Entry
 
+// PartialError is what Walk returns, with every entry it could read, when
+// some directories could not be read or an index could not be used. It is
+// [walk.PartialError], documented: go doc
+// github.com/agenthost/agenthost/host/walk PartialError.
+type PartialError = walk.PartialError
+
+// CheckIgnoreOptions shape CheckIgnore; the zero value consults the index,
+// as git check-ignore does. It is [walk.CheckOptions], where each field is
+// documented: go doc github.com/agenthost/agenthost/host/walk CheckOptions.
+type CheckIgnoreOptions = walk.CheckOptions
+
+// IgnoreMatch is the answer for one path: ignored or not, tracked, and the
+// rule that decided. It is [walk.Match], where each field is documented:
+// go doc github.com/agenthost/agenthost/host/walk Match.
+type IgnoreMatch = walk.Match
+
+// IgnoreRule is one line of an ignore file. It is [walk.Rule], where each
+// field is documented: go doc github.com/agenthost/agenthost/host/walk Rule.
+type IgnoreRule = walk.Rule
+
+// IgnoreResult is CheckIgnore's answer for one path: the match, or the
+// error that kept the path from being judged.
+type IgnoreResult struct {
+	IgnoreMatch
+	// Path is the absolute path judged ("" when Err is set).
+	Path string
+	// Err is nil, a resolution error (ErrEscape, ErrInvalidPath), or
+	// one wrapping walk.ErrIndexUnsupported or walk.ErrIndexCorrupt (the
+	// match is then the one without the index).
+	Err error
+}
+
 // walkFacadeState is the Host's share of package walk: the cache of
 // compiled ignore rules, repositories and directory contexts that makes
 // IsPathIgnored cheap after the first call. Its zero value is ready.
 type walkFacadeState struct {
-	once  sync.Once // sets cache.Jail
-	cache walk.Cache
+	once    sync.Once // sets cache.Jail and cache.NoWatch
+	cache   walk.Cache
+	oneShot bool
 }
+
+// OneShot tells the Host that it serves one short command (a CLI call):
+// the walk cache then sets up no inotify watches, which cost more than a
+// process that exits right after can save, and re-checks ignore files by
+// stat (once per CheckIgnore batch). A long-lived Host (an MCP server, an
+// embedding agent) should not call it. It takes effect only before the
+// first Walk, IsPathIgnored or CheckIgnore.
+func (h *Host) OneShot() { h.walk.oneShot = true }
 
 // walkState returns the Host's walk cache. Under the Jailed policy the
 // cache reads through the Host's jail (set once, before first use): what
@@ -47,6 +88,7 @@ func (h *Host) walkState() *walk.Cache {
 		if h.PathPolicy() == Jailed {
 			h.walk.cache.Jail = walkJail{h.jail}
 		}
+		h.walk.cache.NoWatch = h.walk.oneShot
 	})
 	return &h.walk.cache
 }
@@ -56,6 +98,12 @@ type walkJail struct{ j *jail.Jail }
 
 // Contains is jail.Jail.Contains: lexical, no system call.
 func (w walkJail) Contains(path string) bool { return w.j.Contains(path) }
+
+// EnterRoots is jail.Jail.EnterRoots: where a path outside the roots
+// enters them through its symbolic links.
+func (w walkJail) EnterRoots(path string, follow bool) (string, bool) {
+	return w.j.EnterRoots(path, follow)
+}
 
 // Open opens path read-only through the jail. O_NONBLOCK keeps a FIFO from
 // blocking the open; walk reads only regular files.
@@ -200,6 +248,71 @@ func (h *Host) IsPathIgnored(ctx context.Context, cwd, path string) (bool, error
 		abs += string(os.PathSeparator)
 	}
 	return h.walkState().IsIgnored(ctx, h.jail.RootOf(abs), abs)
+}
+
+// CheckIgnore is IsPathIgnored for many paths at once, with the reasons
+// git check-ignore -v gives: each path is resolved as IsPathIgnored
+// resolves it, and the walk cache brings its sources up to date once for
+// all the paths that share a root (one freshness check per batch). The
+// results come in the order of paths. An error that concerns the batch as
+// a whole (ctx's) is returned as the second value, with the results so
+// far.
+func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts CheckIgnoreOptions) ([]IgnoreResult, error) {
+	res := make([]IgnoreResult, len(paths))
+	absOf := make([]string, len(paths))
+	byTop := map[string][]int{}
+	var tops []string
+	c := h.walkState()
+	for i, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return res[:i], err
+		}
+		if cwd == "" {
+			plain := strings.TrimRight(p, "/")
+			if abs, top, ok := h.jail.Plain(plain); ok {
+				if plain != p {
+					abs += "/"
+				}
+				if m, ok, err := c.CheckIfReal(ctx, top, abs, opts); ok || err != nil {
+					res[i] = IgnoreResult{IgnoreMatch: m, Path: strings.TrimSuffix(abs, "/"), Err: err}
+					continue
+				}
+			}
+		}
+		abs, err := h.resolveNoFollow(ctx, cwd, p)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		res[i].Path = abs
+		if strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(os.PathSeparator)) {
+			abs += string(os.PathSeparator)
+		}
+		top := h.jail.RootOf(strings.TrimSuffix(abs, string(os.PathSeparator)))
+		if _, ok := byTop[top]; !ok {
+			tops = append(tops, top)
+		}
+		byTop[top] = append(byTop[top], i)
+		absOf[i] = abs
+	}
+	for _, top := range tops {
+		idx := byTop[top]
+		abs := make([]string, len(idx))
+		for k, i := range idx {
+			abs[k] = absOf[i]
+		}
+		ms, err := c.Check(ctx, top, abs, opts)
+		if cerr := ctx.Err(); cerr != nil {
+			return res, cerr
+		}
+		for k, i := range idx {
+			if k < len(ms) {
+				res[i].IgnoreMatch = ms[k]
+			}
+			res[i].Err = err
+		}
+	}
+	return res, nil
 }
 
 // resolveNoFollow resolves path like ResolveInJail but leaves a final

@@ -89,7 +89,7 @@ func start(t *testing.T, o startOpts) *server {
 	}
 	args = append(args, o.args...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(dir, "home", ".config"))
+	cmd.Env = serverGit(s.ws).Environ() // HOME is home/; the developer's git setup stays out
 	cmd.Stderr = s.stderr
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "agenthost-test", Version: "1"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenthost/agenthost/internal/gittest"
 	"github.com/agenthost/agenthost/mcpserver"
 )
 
@@ -328,16 +328,17 @@ func TestStat(t *testing.T) {
 	s.fails("stat", map[string]any{"path": "../out/secret"}, "outside")
 }
 
+// serverGit is the git world of the server start runs for the workspace
+// ws (its HOME and XDG_CONFIG_HOME), so git and the server judge alike.
+func serverGit(ws string) *gittest.Env {
+	home := filepath.Join(filepath.Dir(ws), "home")
+	return gittest.At(home, filepath.Join(home, ".config"))
+}
+
 func gitInit(t *testing.T, dir string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	cmd := exec.Command("git", "init", "-q", dir)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
+	gittest.Skip(t)
+	serverGit(dir).Init(t, dir)
 }
 
 // gitWalkListing is what the walk tool should print for dir, computed by
@@ -345,14 +346,9 @@ func gitInit(t *testing.T, dir string) {
 // dot-files, and each directory holding one, with a trailing slash, sorted.
 func gitWalkListing(t *testing.T, dir string) string {
 	t.Helper()
-	cmd := exec.Command("git", "-C", dir, "ls-files", "-z", "-co", "--exclude-standard")
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
-	}
+	out := serverGit(dir).Git(t, dir, "ls-files", "-z", "-co", "--exclude-standard")
 	set := map[string]bool{}
-	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+	for _, f := range strings.Split(strings.TrimRight(out, "\x00"), "\x00") {
 		if f == "" || strings.HasPrefix(f, ".") || strings.Contains(f, "/.") {
 			continue
 		}
@@ -372,17 +368,14 @@ func gitWalkListing(t *testing.T, dir string) string {
 // gitIgnores asks git whether it ignores path (relative to dir).
 func gitIgnores(t *testing.T, dir, path string) bool {
 	t.Helper()
-	cmd := exec.Command("git", "-C", dir, "check-ignore", "-q", "--no-index", path)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
+	_, code := serverGit(dir).Run(t, dir, "", "check-ignore", "-q", "--no-index", path)
+	switch code {
+	case 0:
 		return true
-	case errors.As(err, &ee) && ee.ExitCode() == 1:
+	case 1:
 		return false
 	}
-	t.Fatalf("git check-ignore %s: %v", path, err)
+	t.Fatalf("git check-ignore %s: exit %d", path, code)
 	return false
 }
 

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -41,7 +43,8 @@ type walkIn struct {
 }
 
 type checkIgnoreIn struct {
-	Paths []string `json:"paths" jsonschema:"the paths to check; they need not exist (end one with / to ask about a directory)"`
+	Paths   []string `json:"paths" jsonschema:"the paths to check; they need not exist (end one with / to ask about a directory)"`
+	NoIndex bool     `json:"noIndex,omitempty" jsonschema:"judge tracked files by the rules too (git check-ignore --no-index)"`
 }
 
 // RootsOut is the structured output of list_roots.
@@ -66,8 +69,9 @@ func (s *Server) addWalkTools() {
 	}, s.walk)
 	addTool(s, &mcp.Tool{
 		Name: "check_ignore",
-		Description: "Tell which of the given paths git would ignore (like git check-ignore): " +
-			"one line per path, \"ignored\" or \"not ignored\". Paths need not exist.",
+		Description: "Tell which of the given paths git would ignore (like git check-ignore -v): " +
+			"one line per path, \"ignored\" or \"not ignored\", with the rule that decided (file:line: pattern) on the next line. " +
+			"Files git tracks are never ignored unless noIndex is set. Paths need not exist.",
 		Annotations: ro,
 	}, s.checkIgnore)
 	addTool(s, &mcp.Tool{
@@ -136,6 +140,9 @@ func (s *Server) listDirectory(ctx context.Context, in listDirIn) (*mcp.CallTool
 	return text(b.String()), nil, nil
 }
 
+// errWalkFull stops a walk that has gathered more than its limit.
+var errWalkFull = errors.New("walk: limit reached")
+
 func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, any, error) {
 	path := in.Path
 	if path == "" {
@@ -153,12 +160,31 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, any,
 	if err != nil {
 		return nil, nil, s.explain(ctx, path, err)
 	}
-	ents, err := s.h.Walk(ctx, "", top, host.WalkOptions{
-		Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxDepth: in.MaxDepth, MaxEntries: limit + 1,
+	// The parallel walker, stopped once one entry more than the limit is
+	// in: with a cut, which entries are kept depends on the order they
+	// are found (the listing says so), not on a sequential walk.
+	var mu sync.Mutex
+	var ents []host.WalkEntry
+	err = s.h.WalkFunc(ctx, "", top, host.WalkOptions{
+		Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxDepth: in.MaxDepth,
+	}, func(e host.WalkEntry) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(ents) > limit {
+			return errWalkFull
+		}
+		ents = append(ents, e)
+		return nil
 	})
+	if errors.Is(err, errWalkFull) {
+		err = nil
+	}
 	if err != nil && !isPartial(err) {
 		return nil, nil, s.explain(ctx, path, err)
 	}
+	mu.Lock()
+	slices.SortFunc(ents, func(a, b host.WalkEntry) int { return strings.Compare(a.Path, b.Path) })
+	mu.Unlock()
 	cut := len(ents) > limit
 	if cut {
 		ents = ents[:limit]
@@ -187,30 +213,65 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, any,
 	return text(b.String()), nil, nil
 }
 
-func (s *Server) checkIgnore(ctx context.Context, in checkIgnoreIn) (*mcp.CallToolResult, any, error) {
+// CheckIgnoreOut is the structured output of check_ignore: one result per
+// path, in order.
+type CheckIgnoreOut struct {
+	Results []CheckIgnoreResult `json:"results"`
+}
+
+// CheckIgnoreResult is check_ignore's answer for one path, with the rule
+// that decided as git check-ignore -v names it.
+type CheckIgnoreResult struct {
+	Path    string `json:"path"`
+	Ignored bool   `json:"ignored"`
+	Tracked bool   `json:"tracked,omitempty" jsonschema:"the index tracks the path: ignore rules do not apply to it"`
+	Source  string `json:"source,omitempty" jsonschema:"the ignore file holding the deciding rule"`
+	Line    int    `json:"line,omitempty"`
+	Pattern string `json:"pattern,omitempty" jsonschema:"the deciding rule as written; one starting with ! re-includes the path"`
+	Error   string `json:"error,omitempty"`
+}
+
+func (s *Server) checkIgnore(ctx context.Context, in checkIgnoreIn) (*mcp.CallToolResult, CheckIgnoreOut, error) {
+	var out CheckIgnoreOut
 	if len(in.Paths) == 0 {
-		return nil, nil, errors.New("paths is empty: give at least one path")
+		return nil, out, errors.New("paths is empty: give at least one path")
 	}
 	if len(in.Paths) > maxCheckIgnore {
-		return nil, nil, fmt.Errorf("%d paths is more than the %d one call may check: split the list", len(in.Paths), maxCheckIgnore)
+		return nil, out, fmt.Errorf("%d paths is more than the %d one call may check: split the list", len(in.Paths), maxCheckIgnore)
+	}
+	res, err := s.h.CheckIgnore(ctx, "", in.Paths, host.CheckIgnoreOptions{NoIndex: in.NoIndex})
+	if err != nil {
+		return nil, out, err
 	}
 	var b strings.Builder
 	failed := 0
-	for _, p := range in.Paths {
-		ign, err := s.h.IsPathIgnored(ctx, "", p)
+	for i, r := range res {
+		p := in.Paths[i]
+		o := CheckIgnoreResult{Path: p, Ignored: r.Ignored, Tracked: r.Tracked}
+		if r.Rule != nil {
+			o.Source, o.Line, o.Pattern = r.Rule.Source, r.Rule.Line, r.Rule.Pattern
+		}
 		switch {
-		case err != nil:
+		case r.Err != nil:
 			failed++
-			fmt.Fprintf(&b, "%s: error: %v\n", p, s.explain(ctx, p, err))
-		case ign:
+			e := s.explain(ctx, p, r.Err)
+			o.Error = e.Error()
+			fmt.Fprintf(&b, "%s: error: %v\n", p, e)
+		case r.Ignored:
 			fmt.Fprintf(&b, "%s: ignored\n", p)
+		case r.Tracked:
+			fmt.Fprintf(&b, "%s: not ignored\n  (tracked by git: ignore rules do not apply)\n", p)
 		default:
 			fmt.Fprintf(&b, "%s: not ignored\n", p)
 		}
+		if r.Err == nil && r.Rule != nil {
+			fmt.Fprintf(&b, "  (%s:%d: %s)\n", r.Rule.Source, r.Rule.Line, r.Rule.Pattern)
+		}
+		out.Results = append(out.Results, o)
 	}
-	res := text(b.String())
-	res.IsError = failed == len(in.Paths)
-	return res, nil, nil
+	tr := text(b.String())
+	tr.IsError = failed == len(in.Paths)
+	return tr, out, nil
 }
 
 func (s *Server) listRoots(ctx context.Context, _ struct{}) (*mcp.CallToolResult, RootsOut, error) {

@@ -3,14 +3,19 @@
 #
 #   bench/walk/run.sh [WORKDIR]     (default /tmp/agenthost-walk-bench)
 #
-# Needs git, ripgrep and fd-find (Debian: apt-get install ripgrep fd-find).
-# Builds (once) in WORKDIR: tree/ (gentree, 120,000 files, nested
-# .gitignore files) and goroot/ (a copy of $(go env GOROOT)), each made a
-# git repository. For each it checks that "agent-host walk --hidden" lists
-# exactly git's set, then times agent-host walk, rg --files, fdfind and
-# git ls-files -co --exclude-standard (ROUNDS rounds, default 11; medians,
-# ratios over rg, peak RSS). Then IsPathIgnored against git check-ignore
-# on 10,000 sampled paths of tree/.
+# Needs git and ripgrep; fd-find is timed when installed (Debian: apt-get
+# install ripgrep fd-find). Builds (once) in WORKDIR: tree/ (gentree,
+# 120,000 files, nested .gitignore files) and goroot/ (a copy of
+# $(go env GOROOT)), each made a git repository with every file added to
+# the index (so the walks read a real index: about 10 MB for tree/). For
+# each it checks that "agent-host walk" lists exactly git's set (git
+# ls-files -co --exclude-standard) and "agent-host walk --no-hidden"
+# exactly rg --files', then times agent-host walk --no-hidden (rg's set,
+# index read included), rg --files, fdfind and git ls-files -co
+# --exclude-standard (ROUNDS rounds, default 11; medians, ratios over rg,
+# peak RSS). Then IsPathIgnored against git check-ignore on 10,000 sampled
+# paths of tree/, and the whole check-ignore --stdin process against
+# git's, both with --no-index.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -21,25 +26,27 @@ mkdir -p "$work/bin"
   && go build -o "$work/bin/cmpbench" ./bench/walk/cmpbench \
   && go build -o "$work/bin/ignorebench" ./bench/walk/ignorebench \
   && go build -o "$work/bin/gentree" ./bench/walk/gentree)
-fd=$(command -v fdfind || command -v fd)
+fd=$(command -v fdfind || command -v fd || true)
 
 if [ ! -d "$work/tree/.git" ]; then
   rm -rf "$work/tree"
   "$work/bin/gentree" -files 120000 "$work/tree"
   git -C "$work/tree" init -q
+  git -C "$work/tree" add -A
 fi
 if [ ! -d "$work/goroot/.git" ]; then
   rm -rf "$work/goroot"
   cp -a "$(go env GOROOT)" "$work/goroot"
   git -C "$work/goroot" init -q
+  git -C "$work/goroot" add -A
 fi
 
 for t in tree goroot; do
   d="$work/$t"
   echo "== $t: $(find "$d" -path "$d/.git" -prune -o -type f -print | wc -l) files on disk"
-  (cd "$d" && "$work/bin/agent-host" walk --hidden | LC_ALL=C sort > "$work/$t.ah")
+  (cd "$d" && "$work/bin/agent-host" walk | LC_ALL=C sort > "$work/$t.ah")
   (cd "$d" && git -c core.quotePath=false ls-files -co --exclude-standard | LC_ALL=C sort > "$work/$t.git")
-  (cd "$d" && "$work/bin/agent-host" walk | LC_ALL=C sort > "$work/$t.ah-nohidden")
+  (cd "$d" && "$work/bin/agent-host" walk --no-hidden | LC_ALL=C sort > "$work/$t.ah-nohidden")
   (cd "$d" && rg --files | LC_ALL=C sort > "$work/$t.rg")
   if cmp -s "$work/$t.ah" "$work/$t.git"; then
     echo "file set: identical to git ls-files -co --exclude-standard ($(wc -l < "$work/$t.git") files)"
@@ -47,17 +54,27 @@ for t in tree goroot; do
     echo "file set: DIFFERS from git:"; diff "$work/$t.git" "$work/$t.ah" | head -20 || true
   fi
   if cmp -s "$work/$t.ah-nohidden" "$work/$t.rg"; then
-    echo "without --hidden: identical to rg --files ($(wc -l < "$work/$t.rg") files)"
+    echo "--no-hidden: identical to rg --files ($(wc -l < "$work/$t.rg") files)"
   else
-    echo "without --hidden: differs from rg --files in $(diff "$work/$t.rg" "$work/$t.ah-nohidden" | grep -c "^[<>]" || true) lines"
+    echo "--no-hidden: differs from rg --files in $(diff "$work/$t.rg" "$work/$t.ah-nohidden" | grep -c "^[<>]" || true) lines"
   fi
+  fdtool=()
+  [ -n "$fd" ] && fdtool=("fd=$fd --type f --type l")
   "$work/bin/cmpbench" -n "$rounds" -dir "$d" \
     "rg=rg --files" \
-    "agent-host=$work/bin/agent-host walk" \
-    "fd=$fd --type f --type l" \
+    "agent-host=$work/bin/agent-host walk --no-hidden" \
+    "${fdtool[@]}" \
     "git=git ls-files -co --exclude-standard"
 done
 
 echo "== IsPathIgnored vs git check-ignore --stdin, 10,000 paths of tree/"
 [ -f "$work/paths.txt" ] || "$work/bin/ignorebench" -repo "$work/tree" -write-paths "$work/paths.txt"
 "$work/bin/ignorebench" -repo "$work/tree" -paths "$work/paths.txt" -n "$rounds"
+
+echo "== check-ignore --stdin --no-index, whole processes, 10,000 paths of tree/"
+printf '#!/bin/sh\nexec %s check-ignore --stdin --no-index < %s\n' "$work/bin/agent-host" "$work/paths.txt" > "$work/bin/ci-agent-host"
+printf '#!/bin/sh\nexec git check-ignore --stdin --no-index < %s\n' "$work/paths.txt" > "$work/bin/ci-git"
+chmod +x "$work/bin/ci-agent-host" "$work/bin/ci-git"
+"$work/bin/cmpbench" -n "$rounds" -dir "$work/tree" \
+  "git=$work/bin/ci-git" \
+  "agent-host=$work/bin/ci-agent-host"

@@ -4,102 +4,233 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
+
+	"github.com/agenthost/agenthost/host"
 )
 
 func init() {
-	register("check-ignore", "print each PATH that git would ignore, like git check-ignore (exit 0 if any, 1 if none)", cmdCheckIgnore)
+	register("check-ignore", "print each PATH that git would ignore, like git check-ignore (exit 0 if any, 1 if none, 128 on a fatal error)", cmdCheckIgnore)
 }
 
+// checkIgnoreFatal is git's exit status for a fatal error: a usage error,
+// a path that cannot be judged (outside the jail, say), an index that
+// cannot be read.
+const checkIgnoreFatal = 128
+
+// checkIgnoreBatch is how many --stdin paths are judged as one batch when
+// the output is a regular file (nobody waits for each answer).
+const checkIgnoreBatch = 4096
+
 // cmdCheckIgnore prints each given path that is ignored, as given, in
-// order, like git check-ignore: exit 0 when at least one was ignored, 1
-// when none was, 2 on a usage error or when a path could not be judged
-// (outside the jail, say; the error is printed and the other paths are
-// still judged). With --stdin the paths are read one per line (NUL-ended
-// with -z, which also ends the output lines with NUL).
+// order, like git check-ignore: exit 0 when at least one was ignored (with
+// -v, matched by any rule, a negated one included, as git counts it), 1
+// when none was, 128 on a fatal error (the message is printed; with
+// --stdin the answers before it are kept). -v prints
+// "source:line:pattern<TAB>path" as git does (with -n, "::<TAB>path" for
+// a path no rule matches), -q prints nothing, --no-index judges tracked
+// paths by the rules too. With --stdin the paths are read one per line
+// (NUL-ended with -z, which also ends every output field with NUL).
 func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, hf := newFlagSet("check-ignore", stderr)
 	fromStdin := fs.Bool("stdin", false, "read the paths from standard input, one per line")
 	nul := fs.Bool("z", false, "paths in and out are NUL-terminated")
-	nonMatching := fs.Bool("n", false, "also print the paths that are not ignored (with --json: all paths)")
+	verbose := fs.Bool("verbose", false, "print the matching rule's source, line and pattern")
+	fs.BoolVar(verbose, "v", false, "short for --verbose")
+	quiet := fs.Bool("quiet", false, "print nothing; the exit status tells")
+	fs.BoolVar(quiet, "q", false, "short for --quiet")
+	nonMatching := fs.Bool("non-matching", false, "with -v, also print the paths no rule matches")
+	fs.BoolVar(nonMatching, "n", false, "short for --non-matching")
+	noIndex := fs.Bool("no-index", false, "do not consult the index: judge tracked paths by the rules too")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
-		return 2
+		return 2 // the shared voice's usage error (git's is 129)
 	}
-	if (len(pos) == 0) == !*fromStdin {
-		return usageFail(stderr, "check-ignore", "want PATH... or --stdin, one of the two")
+	fatal := func(msg string) int {
+		fmt.Fprintf(stderr, "fatal: %s\n", msg)
+		return checkIgnoreFatal
+	}
+	switch {
+	case *fromStdin && len(pos) > 0:
+		return fatal("cannot specify pathnames with --stdin")
+	case !*fromStdin && len(pos) == 0:
+		return fatal("no path specified")
+	case *quiet && *verbose:
+		return fatal("cannot have both --quiet and --verbose")
+	case *quiet && (*fromStdin || len(pos) != 1):
+		return fatal("--quiet is only valid with a single pathname")
+	case *nonMatching && !*verbose && !hf.json: // with --json, -n lists every path
+		return fatal("--non-matching is only valid with --verbose")
+	case *nul && !*fromStdin:
+		return fatal("-z only makes sense with --stdin")
 	}
 	h, err := hf.open()
 	if err != nil {
 		return fail(stderr, "check-ignore", err, 2)
 	}
 	defer h.Close()
+	h.OneShot()
 
 	ctx := context.Background()
 	cwd := cliCwd(h)
-	sep := byte('\n')
-	if *nul {
-		sep = 0
-	}
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
-	// As git does, answer path by path when the output is a pipe or a
-	// terminal (another program may be waiting for each answer), and
-	// buffer when it is a file.
-	flushEach := *fromStdin && !isRegularFile(stdout)
-	anyIgnored, anyError := false, false
-	judge := func(p string) {
-		ignored, err := h.IsPathIgnored(ctx, cwd, cliPath(p))
+	opts := host.CheckIgnoreOptions{NoIndex: *noIndex, VerdictOnly: !*verbose && !hf.json}
+	anyIgnored := false
+	// judge answers a batch; false means a fatal error was reported.
+	judge := func(paths []string) bool {
+		args := make([]string, len(paths))
+		for i, p := range paths {
+			args[i] = cliPath(p) // "~x" is a file of that name
+		}
+		res, err := h.CheckIgnore(ctx, cwd, args, opts)
 		if err != nil {
-			anyError = true
 			out.Flush()
-			warn(stderr, "check-ignore", err, 2)
-			return
+			warn(stderr, "check-ignore", err, checkIgnoreFatal)
+			return false
 		}
-		anyIgnored = anyIgnored || ignored
-		switch {
-		case hf.json:
-			if ignored || *nonMatching {
-				writeJSON(out, map[string]any{"path": p, "ignored": ignored})
+		for i, r := range res {
+			if r.Err != nil {
+				out.Flush()
+				warn(stderr, "check-ignore", r.Err, checkIgnoreFatal)
+				return false
 			}
-		case ignored:
-			out.WriteString(p)
-			out.WriteByte(sep)
-		case *nonMatching:
-			out.WriteString("::\t" + p)
-			out.WriteByte(sep)
+			matched := r.Rule != nil && (*verbose || !r.Rule.Negated())
+			if r.Ignored || matched && *verbose {
+				anyIgnored = true
+			}
+			if *quiet {
+				continue
+			}
+			switch {
+			case hf.json:
+				if r.Ignored || *nonMatching || matched {
+					v := map[string]any{"path": paths[i], "ignored": r.Ignored, "tracked": r.Tracked}
+					if r.Rule != nil {
+						v["source"], v["line"], v["pattern"] = r.Rule.Source, r.Rule.Line, r.Rule.Pattern
+					}
+					writeJSON(out, v)
+				}
+			case *verbose && (matched || *nonMatching):
+				src, line, pat := "", "", ""
+				if matched {
+					src, line, pat = r.Rule.Source, strconv.Itoa(r.Rule.Line), r.Rule.Pattern
+				}
+				if *nul {
+					for _, f := range []string{src, line, pat, paths[i]} {
+						out.WriteString(f)
+						out.WriteByte(0)
+					}
+				} else {
+					fmt.Fprintf(out, "%s:%s:%s\t%s\n", quoteC(src), line, quoteC(pat), quoteC(paths[i]))
+				}
+			case r.Ignored:
+				if *nul {
+					out.WriteString(paths[i])
+					out.WriteByte(0)
+				} else {
+					out.WriteString(quoteC(paths[i]))
+					out.WriteByte('\n')
+				}
+			}
 		}
-		if flushEach {
-			out.Flush()
-		}
+		return true
 	}
 	if *fromStdin {
+		// As git does, answer path by path when the output is a pipe or a
+		// terminal (another program may be waiting for each answer), and
+		// in batches when it is a file.
+		batch := checkIgnoreBatch
+		if !isRegularFile(stdout) {
+			batch = 1
+		}
 		sc := bufio.NewScanner(stdin)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		if *nul {
 			sc.Split(splitNUL)
 		}
+		var pending []string
 		for sc.Scan() {
 			if p := sc.Text(); p != "" {
-				judge(p)
+				pending = append(pending, p)
+			}
+			if len(pending) >= batch {
+				if !judge(pending) {
+					return checkIgnoreFatal
+				}
+				pending = pending[:0]
+				if batch == 1 {
+					out.Flush()
+				}
 			}
 		}
 		if err := sc.Err(); err != nil {
-			return fail(stderr, "check-ignore", err, 2)
+			out.Flush()
+			return fatal(err.Error())
 		}
-	} else {
-		for _, p := range pos {
-			judge(p)
+		if len(pending) > 0 && !judge(pending) {
+			return checkIgnoreFatal
 		}
+	} else if !judge(pos) {
+		return checkIgnoreFatal
 	}
-	switch {
-	case anyError:
-		return 2
-	case anyIgnored:
+	if anyIgnored {
 		return 0
 	}
 	return 1
+}
+
+// quoteC quotes s as git's quote_c_style does with core.quotePath (the
+// default): unchanged when it holds no '"', '\\', control byte or byte at
+// or above 0x80, else in double quotes with C escapes and octal for the
+// rest.
+func quoteC(s string) string {
+	need := false
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+			need = true
+			break
+		}
+	}
+	if !need {
+		return s
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\v':
+			b.WriteString(`\v`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		default:
+			if c < 0x20 || c >= 0x7f {
+				fmt.Fprintf(&b, `\%03o`, c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // splitNUL is a bufio.SplitFunc for NUL-terminated records.

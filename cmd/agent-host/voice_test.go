@@ -34,7 +34,7 @@ func TestErrorVoice(t *testing.T) {
 		{[]string{"read", passwd}, exitEscape, passwd + ": path escapes the allowed directories (allowed: " + w.ws + "; --add-dir DIR allows another)"},
 		{[]string{"resolve", passwd}, exitEscape, passwd + ": path escapes"},
 		{[]string{"read", "link"}, exitEscape, filepath.Join(w.ws, "link") + ": path escapes"},
-		{[]string{"check-ignore", passwd}, 2, passwd + ": path escapes"},
+		{[]string{"check-ignore", passwd}, 128, passwd + ": path escapes"}, // git's fatal error (issue 12)
 		{[]string{"read", "d"}, exitOther, "d: is a directory"},
 		{[]string{"write", "d"}, exitOther, "d: is a directory"},
 		{[]string{"rm", "d"}, exitOther, "d: is a directory"},

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/agenthost/agenthost/host"
 	"github.com/agenthost/agenthost/host/walk"
 )
@@ -25,99 +27,222 @@ func init() {
 // files makes a few hundred write calls, not 100,000.
 const walkOutBuf = 256 << 10
 
-// cmdWalk prints the files (and symbolic links) under PATH, one per line,
-// as they are found: relative to the current directory when PATH is
-// relative, as rg --files does. Exit 0 when the whole tree was read, 2 when
-// something could not be (each problem is printed to stderr; the other
-// files are still printed) or on a usage error.
+// sortFlag is --sort: "path" (also the bare flag) or "none".
+type sortFlag string
+
+func (f *sortFlag) String() string   { return string(*f) }
+func (f *sortFlag) IsBoolFlag() bool { return true } // "--sort" alone is --sort=path
+func (f *sortFlag) Set(v string) error {
+	switch v {
+	case "true", "path":
+		*f = "path"
+	case "false", "none":
+		*f = "none"
+	default:
+		return fmt.Errorf("--sort takes path or none, not %q", v)
+	}
+	return nil
+}
+
+// countFlag is a flag that counts its occurrences (-u, -uu, -uuu).
+type countFlag int
+
+func (f *countFlag) String() string   { return fmt.Sprint(int(*f)) }
+func (f *countFlag) IsBoolFlag() bool { return true }
+func (f *countFlag) Set(v string) error {
+	if v == "false" {
+		return nil
+	}
+	*f++
+	return nil
+}
+
+// walkGlob is one -g/--glob: ripgrep's reading of a gitignore-style glob,
+// matched with doublestar. A glob holding no '/' (but a trailing one)
+// matches the name at any depth; any other matches the path from the walk's
+// start (a leading '/' only anchors); a trailing '/' matches directories
+// only; a leading '!' excludes.
+type walkGlob struct {
+	pattern string
+	exclude bool
+	dirOnly bool
+	base    bool // match the name, not the path
+}
+
+func parseGlob(g string) (walkGlob, error) {
+	var w walkGlob
+	if strings.HasPrefix(g, "!") {
+		w.exclude, g = true, g[1:]
+	}
+	if strings.HasSuffix(g, "/") {
+		w.dirOnly, g = true, strings.TrimSuffix(g, "/")
+	}
+	w.base = !strings.Contains(g, "/")
+	w.pattern = strings.TrimPrefix(g, "/")
+	if !doublestar.ValidatePattern(w.pattern) {
+		return w, fmt.Errorf("bad glob %q", g)
+	}
+	return w, nil
+}
+
+// globFilter is the walk.Options.Filter for globs, as ripgrep applies its
+// overrides: the last glob that matches decides (a '!' one leaves the
+// entry out, and a directory left out is not entered); when some glob
+// includes, a file no glob matches is left out, while directories are
+// still entered. Unlike ripgrep's, the globs only filter what the ignore
+// rules leave (use -u to list ignored files too).
+func globFilter(globs []walkGlob) func(string, bool) bool {
+	includes := false
+	for _, g := range globs {
+		includes = includes || !g.exclude
+	}
+	return func(rel string, isDir bool) bool {
+		name := rel[strings.LastIndexByte(rel, '/')+1:]
+		for i := len(globs) - 1; i >= 0; i-- {
+			g := globs[i]
+			if g.dirOnly && !isDir {
+				continue
+			}
+			subject := rel
+			if g.base {
+				subject = name
+			}
+			if ok, _ := doublestar.Match(g.pattern, subject); ok {
+				return !g.exclude
+			}
+		}
+		return isDir || !includes
+	}
+}
+
+// cmdWalk prints the files (and symbolic links) under each PATH (default
+// .), one per line, as they are found: relative to the current directory
+// when PATH is relative, as rg --files does. With no flags it prints the
+// set git ls-files -co --exclude-standard prints (dot-files and tracked
+// files the rules ignore included; a tracked file deleted from disk is not
+// there to list). Exit 0 when every tree was read, 2 when something could
+// not be (each problem is printed to stderr; the other files are still
+// printed) or on a usage error.
 func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs, hf := newFlagSet("walk", stderr)
-	hidden := fs.Bool("hidden", false, "include dot-files (.git is always skipped)")
+	hidden := fs.Bool("hidden", true, "include dot-files, as git does (the default; .git is always skipped)")
+	fs.BoolVar(hidden, "H", true, "short for --hidden")
+	fs.BoolVar(hidden, ".", true, "short for --hidden, as ripgrep spells it")
+	noHidden := fs.Bool("no-hidden", false, "skip dot-files, as rg --files does")
 	noIgnore := fs.Bool("no-ignore", false, "do not apply .gitignore, info/exclude or the global excludes file")
+	var unrestricted countFlag
+	fs.Var(&unrestricted, "u", "as ripgrep's -u: --no-ignore (-uu and -uuu too: dot-files are already in)")
+	fs.Var(&unrestricted, "uu", "as -u -u")
+	fs.Var(&unrestricted, "uuu", "as -u -u -u")
+	noIndex := fs.Bool("no-index", false, "leave out tracked files the rules ignore (git ls-files -o --exclude-standard, plus what is tracked and not ignored)")
 	maxDepth := nonNegativeIntFlag(fs, "max-depth", 0, "descend at most `N` levels (1: only PATH's children; 0: unlimited)")
 	maxEntries := nonNegativeIntFlag(fs, "max-entries", 0, "stop after `N` entries, files and directories (0: unlimited)")
-	sorted := fs.Bool("sort", false, "print in path order (waits for the whole walk)")
+	var sortBy sortFlag = "none"
+	fs.Var(&sortBy, "sort", "`path`: print in path order (waits for the whole walk); none: as found")
 	nul := fs.Bool("0", false, "end each path with NUL instead of a newline")
 	dirs := fs.Bool("dirs", false, "print directories too, with a trailing /")
+	follow := fs.Bool("follow", false, "enter symbolic links to directories inside the roots (a link back to a directory above is skipped)")
+	fs.BoolVar(follow, "L", false, "short for --follow")
+	var globArgs multiFlag
+	fs.Var(&globArgs, "glob", "include (or, with a leading !, exclude) files and directories matching `GLOB` (repeatable; ripgrep's rules)")
+	fs.Var(&globArgs, "g", "short for --glob")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
-	if len(pos) > 1 {
-		return usageFail(stderr, "walk", "want at most one PATH, got %d arguments", len(pos))
+	if len(pos) == 0 {
+		pos = []string{"."}
 	}
-	arg := "."
-	if len(pos) == 1 {
-		arg = pos[0]
+	var globs []walkGlob
+	for _, g := range globArgs {
+		wg, err := parseGlob(g)
+		if err != nil {
+			return fail(stderr, "walk", err, 2)
+		}
+		globs = append(globs, wg)
 	}
 	h, err := hf.open()
 	if err != nil {
 		return fail(stderr, "walk", err, 2)
 	}
 	defer h.Close()
+	h.OneShot()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := host.WalkOptions{Hidden: *hidden, NoIgnore: *noIgnore, MaxDepth: *maxDepth, MaxEntries: *maxEntries}
-
-	// Each path is printed as PATH as typed, joined with the part below the
-	// resolved directory: "." prints bare relative paths.
-	prefix := strings.TrimRight(arg, "/"+string(os.PathSeparator))
-	if arg == "." || prefix == "." {
-		prefix = ""
-	} else if prefix == "" {
-		prefix = string(os.PathSeparator) // the file system root
-	} else {
-		prefix += string(os.PathSeparator)
+	opts := host.WalkOptions{Hidden: *hidden && !*noHidden, NoIgnore: *noIgnore || unrestricted > 0, NoIndex: *noIndex,
+		MaxDepth: *maxDepth, MaxEntries: *maxEntries, Follow: *follow}
+	if len(globs) > 0 {
+		opts.Filter = globFilter(globs)
 	}
 	sep := byte('\n')
 	if *nul {
 		sep = 0
 	}
 	out := &lineWriter{w: bufio.NewWriterSize(stdout, walkOutBuf), sep: sep, json: hf.json}
-
 	cwd := cliCwd(h)
-	root, err := h.ResolveInJail(ctx, cwd, cliPath(arg))
-	if err != nil {
-		return fail(stderr, "walk", err, 2)
+	code := 0
+	type found struct {
+		e            host.WalkEntry
+		root, prefix string
 	}
-	var collected []host.WalkEntry
+	var collected []found
 	var cmu sync.Mutex
-	err = h.WalkFunc(ctx, cwd, root, opts, func(e host.WalkEntry) error {
-		if e.IsDir && !*dirs {
-			return nil
+	for _, arg := range pos {
+		// Each path is printed as PATH as typed, joined with the part below
+		// the resolved directory: "." prints bare relative paths.
+		prefix := strings.TrimRight(arg, "/"+string(os.PathSeparator))
+		if arg == "." || prefix == "." {
+			prefix = ""
+		} else if prefix == "" {
+			prefix = string(os.PathSeparator) // the file system root
+		} else {
+			prefix += string(os.PathSeparator)
 		}
-		if *sorted {
-			cmu.Lock()
-			collected = append(collected, e)
-			cmu.Unlock()
-			return nil
+		root, err := h.ResolveInJail(ctx, cwd, cliPath(arg))
+		if err != nil {
+			warn(stderr, "walk", err, 2)
+			code = 2
+			continue
 		}
-		return out.entry(e, root, prefix)
-	})
-	if *sorted {
-		slices.SortFunc(collected, func(a, b host.WalkEntry) int { return strings.Compare(a.Path, b.Path) })
-		for _, e := range collected {
-			if out.entry(e, root, prefix) != nil {
+		err = h.WalkFunc(ctx, cwd, root, opts, func(e host.WalkEntry) error {
+			if e.IsDir && !*dirs {
+				return nil
+			}
+			if sortBy == "path" {
+				cmu.Lock()
+				collected = append(collected, found{e, root, prefix})
+				cmu.Unlock()
+				return nil
+			}
+			return out.entry(e, root, prefix)
+		})
+		var partial *walk.PartialError
+		switch {
+		case errors.As(err, &partial):
+			for _, e := range partial.Errs {
+				warn(stderr, "walk", e, 2)
+			}
+			code = 2
+		case err != nil && (errors.Is(err, errBrokenOutput) || errors.Is(err, context.Canceled)):
+			out.flush()
+			return 1
+		case err != nil:
+			out.flush()
+			return fail(stderr, "walk", err, 2)
+		}
+	}
+	if sortBy == "path" {
+		slices.SortFunc(collected, func(a, b found) int {
+			return strings.Compare(a.prefix+a.e.Path[len(a.root):], b.prefix+b.e.Path[len(b.root):])
+		})
+		for _, f := range collected {
+			if out.entry(f.e, f.root, f.prefix) != nil {
 				break
 			}
 		}
 	}
-	ferr := out.flush()
-	code := 0
-	var partial *walk.PartialError
-	switch {
-	case errors.As(err, &partial):
-		for _, e := range partial.Errs {
-			warn(stderr, "walk", e, 2)
-		}
-		code = 2
-	case err != nil && (errors.Is(err, errBrokenOutput) || errors.Is(err, context.Canceled)):
-		code = 1
-	case err != nil:
-		return fail(stderr, "walk", err, 2)
-	}
-	if ferr != nil && code == 0 {
+	if ferr := out.flush(); ferr != nil && code == 0 {
 		code = 1
 	}
 	return code

@@ -1,12 +1,17 @@
 package walk
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
 // BenchmarkWalkDir walks $WALK_BENCH_DIR (bench/walk builds a 120,000-file
@@ -67,4 +72,29 @@ func BenchmarkIsIgnored(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(passes*len(paths)), "ns/path")
 	b.ReportMetric(float64(c.statCalls-stats)/float64(passes), "stats/pass")
 	b.ReportMetric(float64(c.gen-gen)/float64(passes), "gens/pass")
+}
+
+// BenchmarkParseIndex is the cost of reading a 100,000-entry index (the
+// size of a large monorepo checkout's), written by go-git's encoder in
+// version 2 as git writes it: decoding and building the lookup table, per
+// read (done again only when the file changes).
+func BenchmarkParseIndex(b *testing.B) {
+	idx := &index.Index{Version: 2}
+	for i := 0; i < 100_000; i++ {
+		idx.Entries = append(idx.Entries, &index.Entry{
+			Name: fmt.Sprintf("src/pkg%03d/sub%02d/file%05d.go", i/1000, (i/100)%10, i),
+			Mode: filemode.Regular,
+		})
+	}
+	var buf bytes.Buffer
+	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if ix := parseIndex(data, "index"); ix.err != nil || len(ix.names) != 100_000 {
+			b.Fatal(ix.err, len(ix.names))
+		}
+	}
 }

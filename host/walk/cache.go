@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -34,6 +35,27 @@ const racyWindow = 2 * time.Second
 // is dropped and rebuilt on demand (a long session touching many directories
 // stays bounded in memory).
 const maxCachedDirs = 1 << 16
+
+// maxCacheBytes bounds what the Cache keeps of the paths it was asked
+// about: the path strings of every remembered file and directory and a
+// fixed cost per entry for the structures around them (the contents of
+// the files are not counted: there is one set per real ignore, config and
+// index file, which the paths asked about cannot multiply). Past
+// it everything is dropped (the files, repositories and directory memos,
+// and on Linux the inotify watches with their names) and rebuilt on demand,
+// at the cost of a few stats per directory met again. 32 MiB holds the
+// state of a 120,000-file checkout several times over (about 4,300
+// directories), while paths an attacker makes up cannot grow the heap past
+// it: a directory that does not exist is never remembered (IsIgnored
+// judges the missing part of a path from the deepest directory that does
+// exist, without a cache entry), and real directories count their path
+// bytes as they are added.
+const maxCacheBytes = 32 << 20
+
+// entryOverhead is what cacheCost adds per remembered file or directory
+// for the map slot, the struct and the strings' headers: an over-estimate
+// (the structs are under 200 bytes), so the bound holds.
+const entryOverhead = 384
 
 // Cache remembers compiled ignore rules, repositories and directory
 // contexts between calls to Walk and IsIgnored, and notices when a file it
@@ -77,6 +99,12 @@ type Cache struct {
 	// not vouch for it: 0 means RecheckInterval, a negative value means
 	// re-check every file on every call (and use no inotify at all).
 	Recheck time.Duration
+	// NoWatch, when true, keeps the Cache from opening an inotify
+	// descriptor: files are re-checked by stat once per Recheck interval
+	// (once per Check batch at most). A process that answers one question
+	// and exits (a CLI call) spends more setting watches up than they save;
+	// a long-lived Cache wants them. Set it before first use.
+	NoWatch bool
 	// Jail, when set, confines what the Cache reads: a file inside the
 	// roots is opened through Jail.Open (links followed only inside the
 	// roots), and a path named by a configuration file inside the roots
@@ -92,6 +120,12 @@ type Cache struct {
 	files map[string]*cachedFile
 	repos map[string]*repoInfo
 	dirs  map[string]*dirState
+	// bytes is what the maps above hold, by cacheCost; see maxCacheBytes.
+	bytes int
+	// flushes counts the times the bound dropped everything, for tests.
+	flushes int
+	// maxBytes, when set (by tests), replaces maxCacheBytes.
+	maxBytes int
 
 	// watch reports changes (inotify on Linux). gen is bumped whenever it
 	// reports one: what was validated under inotify at an older gen is
@@ -147,7 +181,7 @@ func (c *Cache) sync(open bool) {
 	if c.Recheck < 0 {
 		return
 	}
-	if open {
+	if open && !c.NoWatch {
 		c.watch.open(c)
 	}
 	if c.watch.poll(c) {
@@ -214,6 +248,10 @@ type cachedFile struct {
 	compiledGen  uint64
 	compiledBase string
 	compiledFold bool
+
+	// For an index file: data decoded, for indexGen.
+	index    *gitIndex
+	indexGen uint64
 }
 
 // file returns the cache entry for path, creating it. Callers hold c.mu.
@@ -227,10 +265,41 @@ func (c *Cache) file(path string, follow, statOnly bool) *cachedFile {
 	}
 	f := c.files[k]
 	if f == nil {
+		c.charge(entryOverhead + len(k) + len(path))
 		f = &cachedFile{path: path, follow: follow, statOnly: statOnly}
 		c.files[k] = f
 	}
 	return f
+}
+
+// charge counts n more bytes into the cache, first dropping everything if
+// they would take it past maxCacheBytes. What callers hold (a repoInfo, a
+// dirState, a cachedFile) stays valid: only the maps forget them. Callers
+// hold c.mu.
+func (c *Cache) charge(n int) {
+	limit := maxCacheBytes
+	if c.maxBytes > 0 {
+		limit = c.maxBytes
+	}
+	if c.bytes+n > limit {
+		c.flush()
+	}
+	c.bytes += n
+}
+
+// flush forgets everything the Cache holds, and on Linux drops the inotify
+// watches (their per-directory names grow with the paths asked about): the
+// next calls re-check by stat and watch afresh. Callers hold c.mu.
+func (c *Cache) flush() {
+	clear(c.files)
+	clear(c.repos)
+	clear(c.dirs)
+	c.bytes = 0
+	c.flushes++
+	if c.watch.active() {
+		c.watch.reset(c)
+		c.gen++
+	}
 }
 
 // load brings f up to date if its last check is stale and returns it.
@@ -241,8 +310,11 @@ func (c *Cache) file(path string, follow, statOnly bool) *cachedFile {
 // key kept, come from the descriptor the contents were read from (through
 // the Jail for a file inside the roots), so a path that now leads outside
 // the roots differs from the key kept and is looked at again each time.
-// Nothing here can block: opens are O_NONBLOCK and only regular files are
-// read (c.mu is held).
+// Nothing here can block on a FIFO: opens are O_NONBLOCK and only regular
+// files are read. The caller holds c.mu; load releases it for the stat and
+// the read (a slow file system delays this call, not every other one) and
+// holds it again when it returns. What the caller holds stays valid; the
+// maps may have changed meanwhile.
 func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 	if c.trusted(f.checked, f.wgen, f.watched, now) {
 		return f
@@ -251,18 +323,24 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 	f.watched = c.watching() && c.watch.watchFile(c, f.path, f.follow)
 	f.wgen = c.gen
 	c.statCalls++
-	key := statKey(f.path, f.follow)
-	if !f.follow && key.isLink {
+	path, follow, statOnly := f.path, f.follow, f.statOnly
+	unchanged := func(k fileKey) bool { return f.checked != 0 && k == f.key && !f.racy }
+	c.mu.Unlock()
+	key := statKey(path, follow)
+	if !follow && key.isLink {
 		key = fileKey{} // git does not follow an in-tree .gitignore link
 	}
-	if f.checked != 0 && key == f.key && !f.racy {
+	c.mu.Lock()
+	if unchanged(key) {
 		f.checked = now
 		return f
 	}
-	key, data, jailed := c.readFile(f.path, f.follow, f.statOnly, key)
-	if !f.follow && key.isLink {
+	c.mu.Unlock()
+	key, data, jailed := c.readFile(path, follow, statOnly, key)
+	if !follow && key.isLink {
 		key = fileKey{}
 	}
+	c.mu.Lock()
 	if f.checked == 0 || key.exists != f.key.exists || key.isDir != f.key.isDir || jailed != f.jailed || !bytes.Equal(data, f.data) {
 		f.gen++
 	}
@@ -300,6 +378,13 @@ type dirCtx struct {
 	rel   string      // the directory relative to the repository root: "" or "a/b/"
 
 	needsPath bool // some rule in force is matched against a path
+
+	// Set by the walker only (the memo IsIgnored keeps has neither):
+	// index is the repository's index (nil: none, or NoIndex), and
+	// trackedOnly marks a directory the rules ignore, entered only for the
+	// tracked files below it.
+	index       *gitIndex
+	trackedOnly bool
 }
 
 // ignoreNode links a directory's compiled .gitignore to the one above it.
@@ -323,7 +408,17 @@ func (x *dirCtx) child(name string) *dirCtx {
 	if x.repo == nil {
 		return noRepo
 	}
-	return &dirCtx{repo: x.repo, chain: x.chain, rel: x.rel + name + "/", needsPath: x.needsPath}
+	return &dirCtx{repo: x.repo, chain: x.chain, rel: x.rel + name + "/", needsPath: x.needsPath, index: x.index, trackedOnly: x.trackedOnly}
+}
+
+// withIndex is x with the walker's index ix.
+func (x *dirCtx) withIndex(ix *gitIndex) *dirCtx {
+	if x.repo == nil || x.index == ix {
+		return x
+	}
+	y := *x
+	y.index = ix
+	return &y
 }
 
 // withRules adds a directory's own compiled .gitignore.
@@ -331,7 +426,7 @@ func (x *dirCtx) withRules(rs *ruleSet) *dirCtx {
 	if rs == nil || x.repo == nil {
 		return x
 	}
-	return &dirCtx{repo: x.repo, chain: &ignoreNode{parent: x.chain, rules: rs}, rel: x.rel, needsPath: x.needsPath || rs.needsPath}
+	return &dirCtx{repo: x.repo, chain: &ignoreNode{parent: x.chain, rules: rs}, rel: x.rel, needsPath: x.needsPath || rs.needsPath, index: x.index, trackedOnly: x.trackedOnly}
 }
 
 // decide returns the rule that decides relPath (relative to the repository
@@ -459,7 +554,85 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 	if len(c.dirs) >= maxCachedDirs {
 		clear(c.dirs)
 	}
+	if c.dirs[dir] == nil {
+		c.charge(entryOverhead + len(dir))
+	}
 	st = &dirState{checked: now, watched: watched, wgen: c.gen, ctx: ctx, parentCtx: pctx, repo: repo, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
 	c.dirs[dir] = st
 	return st
+}
+
+// dirStateForPath is dirStateFor for a directory that may not exist (a
+// path IsIgnored is asked about need not). A directory that does not exist
+// holds neither a ".git" nor a ".gitignore", and neither does anything
+// below it, so the state of the missing part is computed from the deepest
+// directory that does exist, by the rules in force there, and is not
+// remembered: made-up paths cost no memory. Callers hold c.mu.
+func (c *Cache) dirStateForPath(dir string, now int64) *dirState {
+	if st := c.dirs[dir]; st != nil && c.trusted(st.checked, st.wgen, st.watched, now) {
+		return st
+	}
+	base := c.deepestDir(dir)
+	st := c.dirStateFor(base, now)
+	if base == dir {
+		return st
+	}
+	// Every missing directory adds only its name to the context: rel is
+	// the one string for the deepest, each level a prefix of it.
+	missing := dir[len(base):]
+	if missing[0] == os.PathSeparator {
+		missing = missing[1:]
+	} else if !strings.HasSuffix(base, string(os.PathSeparator)) {
+		return st // not below base: cannot happen for a clean dir
+	}
+	x, deepest := st.ctx, st.deepest
+	if x.repo == nil {
+		return &dirState{ctx: noRepo, deepest: deepest}
+	}
+	full := x.rel + filepath.ToSlash(missing) + "/"
+	off := len(x.rel)
+	abs := len(dir) - len(missing)
+	for _, name := range strings.Split(missing, string(os.PathSeparator)) {
+		// x.ignored(name, true), with the path taken from full.
+		if rs, i := x.decide(full[:off+len(name)], name, true); rs != nil && rs.rules[i].flags&ruleNegative == 0 {
+			deepest = abs + len(name)
+		}
+		off += len(name) + 1
+		abs += len(name) + 1
+		x = &dirCtx{repo: x.repo, chain: x.chain, rel: full[:off], needsPath: x.needsPath}
+	}
+	return &dirState{ctx: x, deepest: deepest}
+}
+
+// deepestDir returns the longest prefix of dir (absolute and clean) that
+// is a directory, by a binary search over its components (a directory's
+// ancestors are directories): O(log depth) stats. A directory the
+// watches vouch for needs none.
+func (c *Cache) deepestDir(dir string) string {
+	if c.isDir(dir) {
+		return dir
+	}
+	// Candidate ends: the separators after the volume root.
+	vol := filepath.VolumeName(dir)
+	var ends []int
+	for i := len(vol) + 1; i < len(dir); i++ {
+		if dir[i] == os.PathSeparator {
+			ends = append(ends, i)
+		}
+	}
+	// dir[:ends[k]] for k in [lo, hi): lo-1 is known to exist (or is the
+	// root), hi is known not to.
+	lo, hi := 0, len(ends)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if c.isDir(dir[:ends[mid]]) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == 0 {
+		return dir[:len(vol)+1]
+	}
+	return dir[:ends[lo-1]]
 }

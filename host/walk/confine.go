@@ -2,8 +2,6 @@ package walk
 
 import (
 	"os"
-	"path/filepath"
-	"strings"
 )
 
 // This file is what confines the Cache's reads when a Jail is set: which
@@ -59,11 +57,13 @@ type Jail interface {
 	// symbolic links inside the roots and refusing any way out; it must
 	// not block on a FIFO (open it O_NONBLOCK).
 	Open(path string) (*os.File, error)
+	// EnterRoots resolves the symbolic links of path (absolute, outside
+	// the roots) and reports where the resolution first enters a root,
+	// followed by the components still to resolve, for Open to finish from
+	// inside; false when it never enters one. The final component is
+	// followed only with follow. (jail.Jail.EnterRoots is one.)
+	EnterRoots(path string, follow bool) (string, bool)
 }
-
-// maxOutsideLinks bounds the symbolic links enterRoots follows: Linux's
-// MAXSYMLINKS, as for the jail itself.
-const maxOutsideLinks = 40
 
 // readFile reads (or, with statOnly, only identifies) path for load, whose
 // stat by path gave key. It returns the file's key and contents and
@@ -76,8 +76,11 @@ func (c *Cache) readFile(path string, follow, statOnly bool, key fileKey) (fileK
 		return key, nil, j != nil && j.Contains(path)
 	}
 	if j != nil {
-		p := path
-		if j.Contains(p) || enterRoots(j, &p, follow) {
+		p, inside := path, j.Contains(path)
+		if !inside {
+			p, inside = j.EnterRoots(path, follow)
+		}
+		if inside {
 			k, data := readJailed(j, p, follow, statOnly)
 			return k, data, true
 		}
@@ -87,72 +90,6 @@ func (c *Cache) readFile(path string, follow, statOnly bool, key fileKey) (fileK
 		data, _ = readFileNoFollow(path, follow)
 	}
 	return key, data, false
-}
-
-// enterRoots follows the symbolic links of *path (absolute, outside j's
-// roots) by Lstat and Readlink, one component at a time, and reports
-// whether the resolution enters a root. If so *path is set to where it
-// does, followed by the components still to resolve, for j.Open to finish
-// from inside (so that, say, a global excludes file that links to a file
-// in the workspace cannot be redirected by a link the workspace's writer
-// swaps in). The final component is not followed unless follow is set.
-// The links outside the roots are the user's; an error or too many links
-// gives false, and the caller's plain open meets the same error.
-func enterRoots(j Jail, path *string, follow bool) bool {
-	vol := filepath.VolumeName(*path)
-	sep := string(filepath.Separator)
-	done := vol + sep
-	rest := splitComponents((*path)[len(vol):])
-	for links := 0; len(rest) > 0; {
-		name := rest[0]
-		rest = rest[1:]
-		if name == ".." {
-			done = filepath.Dir(done)
-			continue
-		}
-		next := filepath.Join(done, name)
-		if j.Contains(next) {
-			*path = filepath.Join(append([]string{next}, rest...)...)
-			return true
-		}
-		if len(rest) == 0 && !follow {
-			return false
-		}
-		fi, err := os.Lstat(next)
-		if err != nil {
-			return false
-		}
-		if fi.Mode()&os.ModeSymlink == 0 {
-			done = next
-			continue
-		}
-		if links++; links > maxOutsideLinks {
-			return false
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return false
-		}
-		if filepath.IsAbs(target) {
-			v := filepath.VolumeName(target)
-			done = v + sep
-			target = target[len(v):]
-		}
-		rest = append(splitComponents(target), rest...)
-	}
-	return false
-}
-
-// splitComponents splits a path into its components, dropping empty ones
-// and ".".
-func splitComponents(p string) []string {
-	var out []string
-	for _, s := range strings.FieldsFunc(p, func(r rune) bool { return os.IsPathSeparator(uint8(r)) }) {
-		if s != "." {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // confinedPath reports whether a path named by a configuration file may be

@@ -17,6 +17,10 @@ type testJail struct{ j *jail.Jail }
 
 func (tj testJail) Contains(p string) bool { return tj.j.Contains(p) }
 
+func (tj testJail) EnterRoots(p string, follow bool) (string, bool) {
+	return tj.j.EnterRoots(p, follow)
+}
+
 func (tj testJail) Open(p string) (*os.File, error) {
 	f, _, err := tj.j.OpenFile("", p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	return f, err

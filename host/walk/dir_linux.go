@@ -72,6 +72,18 @@ func openSubdir(parent dirHandle, name, path string) (dirHandle, error) {
 
 func (d dirHandle) close() { unix.Close(int(d)) }
 
+// invalidHandle is no directory.
+const invalidHandle dirHandle = -1
+
+// dup is a second descriptor for the same directory (O_CLOEXEC).
+func (d dirHandle) dup() (dirHandle, error) {
+	fd, err := unix.FcntlInt(uintptr(d), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	return dirHandle(fd), nil
+}
+
 // readEntries lists d, "." and ".." excluded. The names live in b until b
 // is reused.
 func readEntries(d dirHandle, path string, b *dirBuf) ([]rawEntry, error) {

@@ -50,6 +50,12 @@ func openSubdir(parent dirHandle, name, path string) (dirHandle, error) {
 
 func (d dirHandle) close() {}
 
+// invalidHandle is no directory.
+const invalidHandle dirHandle = ""
+
+// dup is d: a path needs no second descriptor.
+func (d dirHandle) dup() (dirHandle, error) { return d, nil }
+
 func readEntries(d dirHandle, path string, b *dirBuf) ([]rawEntry, error) {
 	f, err := os.Open(string(d))
 	if err != nil {

@@ -4,9 +4,14 @@
 // # What it guarantees
 //
 // Inside a git repository, Walk yields exactly the files
-// "git ls-files -o --exclude-standard" would list for an untracked tree
-// (plus, as entries of their own, the directories it enters), and
-// IsIgnored answers as "git check-ignore --no-index" does. The rules are
+// "git ls-files -co --exclude-standard" lists that exist on disk: the
+// untracked files the rules leave plus every tracked file (the index is
+// read; a tracked file deleted from disk is not there to list), and, as
+// entries of their own, the directories it enters. IsIgnored and Check
+// answer as "git check-ignore" does (a tracked path is not ignored), and
+// Check names the deciding rule as "git check-ignore -v" does. With
+// Options.NoIndex and CheckOptions.NoIndex the index is left out
+// ("--no-index"). See docs/adr/0010-walk-index-and-matcher.md. The rules are
 // gitignore(5): .gitignore files from the repository root down, each
 // relative to its own directory; $GIT_COMMON_DIR/info/exclude; and
 // core.excludesFile (default $XDG_CONFIG_HOME/git/ignore or
@@ -16,8 +21,11 @@
 // core.ignorecase folds ASCII letters; matching is byte-wise.
 //
 // Outside every repository nothing is ignored. ".git" is never listed,
-// and Walk never follows a symbolic link: a link is listed as a file and a
-// link to a directory does not match a "dir/" pattern.
+// and Walk follows no symbolic link unless Options.Follow is set: a link
+// is listed as a file and a link to a directory does not match a "dir/"
+// pattern. Matching takes time polynomial in the lengths of pattern and
+// name, whatever they are (see wildmatch), and the Cache's memory is
+// bounded (maxCacheBytes) whatever paths it is asked about.
 //
 // # Where it parts from git, on purpose
 //

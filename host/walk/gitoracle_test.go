@@ -5,53 +5,42 @@ import (
 	"context"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agenthost/agenthost/internal/gittest"
 )
 
 // This file is the oracle: it builds real repositories in temporary
 // directories and asks git what is ignored. No expected answer in these
 // tests is typed in by hand.
 
-// gitEnv is an isolated git world: its own HOME, global config and
-// (optionally) XDG_CONFIG_HOME, no system config.
+// gitEnv is an isolated git world (internal/gittest): its own HOME,
+// global config and (optionally) XDG_CONFIG_HOME, no system config, for
+// git and for the Cache alike.
 type gitEnv struct {
 	t    testing.TB
+	g    *gittest.Env
 	tmp  string
 	home string
 	xdg  string // "" when XDG_CONFIG_HOME is unset
 	repo string
-	vars map[string]string
 }
 
 func newGitEnv(t testing.TB, xdg bool) *gitEnv {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+	var opts []gittest.Option
+	if !xdg {
+		opts = append(opts, gittest.NoXDG())
 	}
-	tmp, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &gitEnv{t: t, tmp: tmp, home: filepath.Join(tmp, "home"), repo: filepath.Join(tmp, "repo")}
-	must(t, os.MkdirAll(e.home, 0o755))
-	must(t, os.MkdirAll(e.repo, 0o755))
-	e.vars = map[string]string{
-		"HOME":                e.home,
-		"GIT_CONFIG_GLOBAL":   filepath.Join(e.home, ".gitconfig"),
-		"GIT_CONFIG_NOSYSTEM": "1",
-	}
-	if xdg {
-		e.xdg = filepath.Join(tmp, "xdg")
-		must(t, os.MkdirAll(e.xdg, 0o755))
-		e.vars["XDG_CONFIG_HOME"] = e.xdg
-	}
-	e.git(e.repo, "-c", "init.defaultBranch=main", "init", "-q")
+	g := gittest.New(t, opts...)
+	tmp := filepath.Dir(g.Home)
+	e := &gitEnv{t: t, g: g, tmp: tmp, home: g.Home, xdg: g.XDG, repo: filepath.Join(tmp, "repo")}
+	g.Init(t, e.repo)
 	return e
 }
 
@@ -63,26 +52,9 @@ func must(t testing.TB, err error) {
 }
 
 // getenv is the Cache.Getenv of this world.
-func (e *gitEnv) getenv(k string) string { return e.vars[k] }
+func (e *gitEnv) getenv(k string) string { return e.g.Getenv(k) }
 
 func (e *gitEnv) cache() *Cache { return &Cache{Getenv: e.getenv} }
-
-// environ is the process environment for git: ours, minus anything of the
-// host's that would leak in.
-func (e *gitEnv) environ() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || k == "HOME" || strings.HasPrefix(k, "XDG_") || k == "LANG" || strings.HasPrefix(k, "LC_") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	for k, v := range e.vars {
-		env = append(env, k+"="+v)
-	}
-	return append(env, "LC_ALL=C")
-}
 
 // git runs git in dir and returns its stdout.
 func (e *gitEnv) git(dir string, args ...string) []byte {
@@ -92,22 +64,12 @@ func (e *gitEnv) git(dir string, args ...string) []byte {
 
 func (e *gitEnv) gitIn(dir string, stdin []byte, args ...string) []byte {
 	e.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = e.environ()
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+	out, code := e.g.Run(e.t, dir, string(stdin), args...)
+	// check-ignore exits 1 when nothing is ignored.
+	if code != 0 && (code != 1 || args[0] != "check-ignore") {
+		e.t.Fatalf("git %q in %s: exit %d", args, dir, code)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		// check-ignore exits 1 when nothing is ignored.
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || args[0] != "check-ignore" {
-			e.t.Fatalf("git %q in %s: %v\n%s", args, dir, err, stderr.String())
-		}
-	}
-	return out
+	return []byte(out)
 }
 
 // abs resolves the test DSL's path prefixes: "~/" is HOME, "$XDG/" is

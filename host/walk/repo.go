@@ -28,6 +28,10 @@ type repoInfo struct {
 	fold      bool     // core.ignorecase
 	exclude   *ruleSet // $GIT_COMMON_DIR/info/exclude, nil if none
 	global    *ruleSet // core.excludesFile or its XDG default, nil if none
+	// indexFile is $GIT_DIR/index. It is not among deps: it changes at
+	// every git add, which must not make the repository's configuration
+	// be read again; indexFor re-checks it on its own.
+	indexFile *cachedFile
 
 	checked int64
 	watched bool // every dependency is watched (as of wgen)
@@ -106,7 +110,29 @@ func (c *Cache) loadRepo(root string, now int64) *repoInfo {
 		r.global = dep(absJoin(root, excludes)).rules("", r.fold)
 	}
 	r.exclude = dep(filepath.Join(r.commonDir, "info", "exclude")).rules("", r.fold)
+	r.indexFile = c.file(filepath.Join(r.gitDir, "index"), true, false)
 	return r
+}
+
+// indexFor returns r's index as it is now (re-read when the file changed,
+// by the same rules as any file the Cache depends on), decoded outside the
+// lock. Callers hold c.mu.
+func (c *Cache) indexFor(r *repoInfo, now int64) *gitIndex {
+	if r == nil || r.indexFile == nil {
+		return nil
+	}
+	f := r.indexFile.load(c, now)
+	if f.index != nil && f.indexGen == f.gen {
+		return f.index
+	}
+	data, gen, path := f.data, f.gen, f.path
+	c.mu.Unlock()
+	ix := parseIndex(data, path)
+	c.mu.Lock()
+	if f.gen == gen {
+		f.index, f.indexGen = ix, gen
+	}
+	return ix
 }
 
 // absJoin makes p absolute against dir (p may already be absolute).

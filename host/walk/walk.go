@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -24,9 +28,32 @@ type Options struct {
 	// Hidden, when true, includes names starting with '.' (".git" itself
 	// is always skipped).
 	Hidden bool
+	// Follow, when true, enters symbolic links to directories (on Linux;
+	// elsewhere a link stays a file): with Cache.Jail set only links that
+	// lead inside its roots (one that leads out is listed as a file), and
+	// never a directory that is already being walked above the link (a
+	// loop), which is skipped and told to OnSkip with ErrLoop. Without
+	// it, no link is followed and a link is listed as a file.
+	Follow bool
 	// MaxDepth limits how deep the walk goes: 0 is unlimited, 1 lists only
 	// the children of the starting directory.
 	MaxDepth int
+	// NoIndex, when true, leaves the repository's index out: a tracked file
+	// that the ignore rules match is left out like an untracked one (git
+	// ls-files -o --exclude-standard). By default it is listed, and so is
+	// every directory on the way to it, as git ls-files -co
+	// --exclude-standard lists it.
+	NoIndex bool
+	// Filter, if set, is asked about every entry the rules leave in, with
+	// its path relative to the walk's start ('/'-separated) and whether it
+	// is a directory; false leaves the entry out, and a directory left out
+	// is not entered. It is called from several goroutines at once.
+	Filter func(rel string, isDir bool) bool
+	// OnSkip, if set, is told of each directory skipped because it went
+	// away while the walk ran (removed, or replaced by a file or a
+	// symbolic link), as find and rg skip them; such a directory is not an
+	// error of the walk. It is called from several goroutines at once.
+	OnSkip func(path string, err error)
 	// MaxEntries stops the walk after that many entries (0: unlimited).
 	// With a limit the walk runs on one goroutine, reading each directory
 	// in name order and taking all of a directory's entries before entering
@@ -48,10 +75,12 @@ type Entry struct {
 }
 
 // PartialError is what Walk returns when some directories could not be
-// read (no permission, removed mid-walk, replaced by a symbolic link): the
-// walk went on without them and every other entry was delivered. Errs
-// holds one *fs.PathError per such directory; errors.Is(err,
-// fs.ErrPermission) and the like see through it.
+// read (no permission, or no descriptor to be had even after backing off
+// and retrying at the end) or a repository's index could not be used: the walk went on without them
+// (without an index, the rules alone decide) and every other entry was
+// delivered. Errs holds one *fs.PathError per such directory and one
+// error wrapping ErrIndexUnsupported or ErrIndexCorrupt per such index;
+// errors.Is(err, fs.ErrPermission) and the like see through it.
 type PartialError struct {
 	Errs []error
 }
@@ -60,11 +89,9 @@ type PartialError struct {
 func (e *PartialError) Error() string {
 	const show = 3
 	var b strings.Builder
-	fmt.Fprintf(&b, "walk: %d director", len(e.Errs))
-	if len(e.Errs) == 1 {
-		b.WriteString("y")
-	} else {
-		b.WriteString("ies")
+	fmt.Fprintf(&b, "walk: %d path", len(e.Errs))
+	if len(e.Errs) != 1 {
+		b.WriteString("s")
 	}
 	b.WriteString(" could not be read: ")
 	for i, err := range e.Errs {
@@ -83,8 +110,53 @@ func (e *PartialError) Error() string {
 // Unwrap returns the per-directory errors.
 func (e *PartialError) Unwrap() []error { return e.Errs }
 
+// ErrLoop is what OnSkip is told for a directory that Follow would enter
+// a second time: a symbolic link leads back to a directory above it.
+var ErrLoop = errors.New("walk: file system loop (a link to a directory above it)")
+
+// dirID is a directory's identity, for loop detection.
+type dirID struct{ dev, ino uint64 }
+
+// idChain is the identities of the directories from the walk's start down
+// to one directory (immutable, shared by the directories below).
+type idChain struct {
+	parent *idChain
+	id     dirID
+}
+
+func (c *idChain) has(id dirID) bool {
+	for ; c != nil; c = c.parent {
+		if c.id == id {
+			return true
+		}
+	}
+	return false
+}
+
 // errNotDir is the error for a subdirectory that is no longer one.
 var errNotDir = errors.New("not a directory")
+
+// fdRetries and fdBackoff bound the waiting for a descriptor when opening
+// a directory fails with EMFILE or ENFILE: a few short sleeps (1, 2, 4, 8,
+// 16 ms: other goroutines close theirs as their directories end), then the
+// directory is put off to the end of the walk, when the walk's goroutines
+// hold none but the root's, and opened again from the root, with the same
+// retries longer (up to fdLastBackoff each).
+const (
+	fdRetries     = 5
+	fdBackoff     = time.Millisecond
+	fdLastBackoff = 100 * time.Millisecond
+)
+
+// vanished reports an error that says a directory went away mid-walk.
+func vanished(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP) || errors.Is(err, errNotDir)
+}
+
+// outOfFDs reports an error that says no descriptor was to be had.
+func outOfFDs(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}
 
 // walkParallelism is how many goroutines besides the caller's read
 // directories: twice the usable CPUs, because a goroutine blocked in a
@@ -126,7 +198,7 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		return fmt.Errorf("walk: %q is not an absolute path", root)
 	}
 	root = filepath.Clean(root)
-	w := &walker{c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0}
+	w := &walker{root: root, rootH: invalidHandle, c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0, ctx: ctx}
 	stop := context.AfterFunc(ctx, func() { w.halt(ctx.Err()) })
 	defer stop()
 
@@ -158,14 +230,24 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		c.sync(false) // use inotify if IsIgnored opened it, open none
 		if parent := filepath.Dir(root); parent != root {
 			pctx = c.dirStateFor(parent, now).ctx
+			if pctx.repo != nil && !opts.NoIndex {
+				pctx = pctx.withIndex(w.indexOf(pctx.repo, now))
+			}
 		}
 		c.mu.Unlock()
 	}
 	if !w.seq {
 		w.g.SetLimit(walkParallelism())
 	}
-	w.dir(h, root, filepath.Base(root), 0, pctx)
+	// A second descriptor for the root, to reopen from it the directories
+	// put off for want of descriptors.
+	if rh, err := h.dup(); err == nil {
+		w.rootH = rh
+		defer rh.close()
+	}
+	w.dir(h, root, filepath.Base(root), 0, pctx, nil)
 	_ = w.g.Wait()
+	w.finishDeferred()
 	if w.fatal != nil {
 		return w.fatal
 	}
@@ -177,18 +259,52 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 
 // walker is one Walk in progress.
 type walker struct {
-	c    *Cache
-	opts Options
-	fn   func(Entry) error
-	seq  bool // one goroutine, sorted directories (MaxEntries)
-	g    errgroup.Group
+	ctx   context.Context
+	root  string    // the walk's start, clean
+	rootH dirHandle // a descriptor of root's own, for finishDeferred (-1 or "": none)
+	c     *Cache
+	opts  Options
+	fn    func(Entry) error
+	seq   bool // one goroutine, sorted directories (MaxEntries)
+	g     errgroup.Group
 
 	stopped atomic.Bool
 	count   atomic.Int64
 
-	mu    sync.Mutex
-	fatal error   // why the walk stopped early
-	errs  []error // directories that could not be read
+	fdPressure atomic.Bool // an open failed for want of descriptors: start no goroutine
+
+	mu       sync.Mutex
+	deferred []deferredDir // put off for want of descriptors
+	fatal    error         // why the walk stopped early
+	errs     []error       // directories that could not be read, indexes that could not be used
+	indexes  map[*repoInfo]*gitIndex
+}
+
+// indexOf is the index of r for this walk, read once per walk and
+// repository; an index that cannot be used is reported once and the walk
+// goes on without it. Callers hold w.c.mu.
+func (w *walker) indexOf(r *repoInfo, now int64) *gitIndex {
+	w.mu.Lock()
+	ix, ok := w.indexes[r]
+	w.mu.Unlock()
+	if ok {
+		return ix
+	}
+	ix = w.c.indexFor(r, now)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if prev, ok := w.indexes[r]; ok {
+		return prev
+	}
+	if w.indexes == nil {
+		w.indexes = map[*repoInfo]*gitIndex{}
+	}
+	if ix != nil && ix.err != nil {
+		w.errs = append(w.errs, ix.err)
+		ix = nil
+	}
+	w.indexes[r] = ix
+	return ix
 }
 
 // halt stops the walk for err (the first reason wins).
@@ -201,6 +317,92 @@ func (w *walker) halt(err error) {
 	w.stopped.Store(true)
 }
 
+// problem records that path could not be read: a directory that went
+// away is skipped (told to OnSkip), anything else is reported.
+func (w *walker) problem(path string, err error) {
+	if vanished(err) {
+		if w.opts.OnSkip != nil {
+			w.opts.OnSkip(path, err)
+		}
+		return
+	}
+	w.report(err)
+}
+
+// deferredDir is a subdirectory put off for want of descriptors.
+type deferredDir struct {
+	sd    pendingDir
+	depth int
+	ctx   *dirCtx
+	chain *idChain
+}
+
+// openSub opens the subdirectory sd of h, waiting briefly for a
+// descriptor when there is none (see fdRetries).
+func (w *walker) openSub(h dirHandle, sd pendingDir, last time.Duration) (dirHandle, error) {
+	for attempt := 0; ; attempt++ {
+		var err error
+		if w.c.openHook != nil {
+			err = w.c.openHook(sd.path)
+		}
+		var ch dirHandle
+		if err == nil {
+			ch, err = openSubdir(h, sd.name, sd.path)
+		}
+		if err == nil || !outOfFDs(err) || attempt == fdRetries || w.stopped.Load() {
+			return ch, err
+		}
+		w.fdPressure.Store(true)
+		time.Sleep(min(fdBackoff<<attempt, last))
+	}
+}
+
+// finishDeferred walks the directories put off for want of descriptors,
+// one at a time, now that the walk's goroutines have ended: each is opened
+// from the root's descriptor, one component at a time, as the walk opened
+// it (never by a path string).
+func (w *walker) finishDeferred() {
+	for {
+		w.mu.Lock()
+		if len(w.deferred) == 0 || w.stopped.Load() {
+			w.mu.Unlock()
+			return
+		}
+		d := w.deferred[len(w.deferred)-1]
+		w.deferred = w.deferred[:len(w.deferred)-1]
+		w.mu.Unlock()
+		ch, err := w.reopen(d.sd)
+		if err != nil {
+			w.problem(d.sd.path, err)
+			continue
+		}
+		w.dir(ch, d.sd.path, d.sd.name, d.depth, d.ctx, d.chain)
+		_ = w.g.Wait()
+	}
+}
+
+// reopen opens the directory at path (below the walk's root) from the
+// root's descriptor, one component at a time without following links.
+func (w *walker) reopen(sd pendingDir) (dirHandle, error) {
+	rel := strings.TrimLeft(sd.path[len(w.root):], string(os.PathSeparator))
+	parts := strings.Split(rel, string(os.PathSeparator))
+	h, err := w.rootH.dup()
+	if err != nil {
+		return h, err
+	}
+	p := w.root
+	for _, name := range parts {
+		p = joinPath(p, name)
+		ch, err := w.openSub(h, pendingDir{name: name, path: p}, fdLastBackoff)
+		h.close()
+		if err != nil {
+			return ch, err
+		}
+		h = ch
+	}
+	return h, nil
+}
+
 // report records a directory that could not be read.
 func (w *walker) report(err error) {
 	w.mu.Lock()
@@ -210,8 +412,11 @@ func (w *walker) report(err error) {
 
 // pendingDir is a subdirectory to enter once its parent's entries are out.
 type pendingDir struct {
-	name string // its own string, not a view into the parent's buffer
-	path string
+	name        string // its own string, not a view into the parent's buffer
+	path        string
+	trackedOnly bool      // ignored, entered for the tracked files below it
+	linked      dirHandle // for a followed link: its directory, already open
+	isLink      bool
 }
 
 var dirBufPool = sync.Pool{New: func() any { return newDirBuf() }}
@@ -219,15 +424,27 @@ var dirBufPool = sync.Pool{New: func() any { return newDirBuf() }}
 // dir reads the open directory h (path abs, last component name, at
 // depth), whose parent's rules are pctx, delivers its entries and enters
 // its subdirectories. It closes h.
-func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
+func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, chain *idChain) {
 	if w.stopped.Load() {
 		h.close()
 		return
 	}
+	if w.opts.Follow {
+		if id, ok := dirIdentity(h); ok {
+			if chain.has(id) {
+				h.close()
+				if w.opts.OnSkip != nil {
+					w.opts.OnSkip(abs, &os.PathError{Op: "walk", Path: abs, Err: ErrLoop})
+				}
+				return
+			}
+			chain = &idChain{parent: chain, id: id}
+		}
+	}
 	buf := dirBufPool.Get().(*dirBuf)
 	ents, err := readEntries(h, abs, buf)
 	if err != nil {
-		w.report(err)
+		w.problem(abs, err)
 	}
 
 	// The context for this directory's entries: a nested repository starts
@@ -244,14 +461,18 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 			}
 		}
 		ctx = pctx.child(name)
-		if hasGit {
+		if hasGit && !ctx.trackedOnly {
 			w.c.mu.Lock()
-			if r := w.c.repoFor(abs, w.c.now()); r.valid {
+			now := w.c.now()
+			if r := w.c.repoFor(abs, now); r.valid {
 				ctx = repoRootCtx(r)
+				if !w.opts.NoIndex {
+					ctx = ctx.withIndex(w.indexOf(r, now))
+				}
 			}
 			w.c.mu.Unlock()
 		}
-		if hasIgnore && ctx.repo != nil {
+		if hasIgnore && ctx.repo != nil && !ctx.trackedOnly {
 			ipath := joinPath(abs, ".gitignore")
 			if data, err := readFileAt(w.c, h, ".gitignore", ipath); err == nil {
 				if rs := parseRules(data, ipath, ctx.rel, ctx.repo.fold); !rs.empty() {
@@ -290,11 +511,42 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 			continue
 		}
 		isDir := t == typeDir
-		if ctx.repo != nil && ctx.ignored(n, isDir, &scratch) {
-			continue
+		linked := invalidHandle
+		if t == typeSymlink && w.opts.Follow {
+			if lh, ok := openLinkedDir(w.c.Jail, h, n, prefix+n); ok {
+				linked, isDir = lh, true
+			}
+		}
+		enterTracked := false // an ignored directory holding tracked files
+		if ctx.repo != nil && (ctx.trackedOnly || ctx.ignored(n, isDir, &scratch)) {
+			// Ignored (or below an ignored directory): only what the index
+			// tracks is listed.
+			if ctx.index == nil {
+				continue
+			}
+			rel := append(append(scratch[:0], ctx.rel...), n...)
+			if isDir {
+				rel = append(rel, '/')
+			}
+			scratch = rel
+			key := unsafe.String(unsafe.SliceData(rel), len(rel))
+			if isDir && !ctx.index.holds(key) || !isDir && !ctx.index.tracked(key) {
+				continue
+			}
+			enterTracked = isDir
 		}
 		if w.stopped.Load() {
 			break
+		}
+		select {
+		case <-w.ctx.Done():
+			// Seen at once, not when the AfterFunc's goroutine runs.
+			w.halt(w.ctx.Err())
+			continue
+		default:
+		}
+		if w.opts.Filter != nil && !w.opts.Filter(w.relOf(prefix+n), isDir) {
+			continue
 		}
 		if w.opts.MaxEntries > 0 && w.count.Add(1) > int64(w.opts.MaxEntries) {
 			w.stopped.Store(true)
@@ -306,32 +558,56 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx) {
 			break
 		}
 		if isDir && descend {
-			subdirs = append(subdirs, pendingDir{name: p[len(prefix):], path: p})
+			subdirs = append(subdirs, pendingDir{name: p[len(prefix):], path: p, trackedOnly: enterTracked, linked: linked, isLink: linked != invalidHandle})
+			linked = invalidHandle
+		}
+		if linked != invalidHandle {
+			linked.close()
 		}
 	}
 	dirBufPool.Put(buf)
 
-	for _, sd := range subdirs {
+	for k, sd := range subdirs {
 		if w.stopped.Load() {
+			for _, rest := range subdirs[k:] {
+				if rest.isLink {
+					rest.linked.close() // opened for Follow, never entered
+				}
+			}
 			break
 		}
-		if w.c.openHook != nil {
-			if err := w.c.openHook(sd.path); err != nil {
-				w.report(err)
+		sctx := ctx
+		if sd.trackedOnly && !ctx.trackedOnly {
+			y := *ctx
+			y.trackedOnly = true
+			sctx = &y
+		}
+		ch, err := sd.linked, error(nil)
+		if !sd.isLink {
+			ch, err = w.openSub(h, sd, fdBackoff<<fdRetries)
+		}
+		if err != nil {
+			if outOfFDs(err) && w.rootH != invalidHandle {
+				w.mu.Lock()
+				w.deferred = append(w.deferred, deferredDir{sd: sd, depth: childDepth, ctx: sctx, chain: chain})
+				w.mu.Unlock()
 				continue
 			}
-		}
-		ch, err := openSubdir(h, sd.name, sd.path)
-		if err != nil {
-			w.report(err)
+			w.problem(sd.path, err)
 			continue
 		}
-		if !w.seq && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, ctx); return nil }) {
+		if !w.seq && !w.fdPressure.Load() && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, sctx, chain); return nil }) {
 			continue
 		}
-		w.dir(ch, sd.path, sd.name, childDepth, ctx)
+		w.dir(ch, sd.path, sd.name, childDepth, sctx, chain)
 	}
 	h.close()
+}
+
+// relOf is p (an entry's path) relative to the walk's start, '/'-separated.
+func (w *walker) relOf(p string) string {
+	rel := strings.TrimLeft(p[len(w.root):], string(os.PathSeparator))
+	return filepath.ToSlash(rel)
 }
 
 // joinPath appends name to dir with one separator.
@@ -357,145 +633,4 @@ const (
 type rawEntry struct {
 	name string
 	typ  entryType
-}
-
-// IsIgnored reports whether path (absolute; a trailing separator marks a
-// directory) is ignored, as "git check-ignore --no-index" would answer in
-// the repository that holds it, and consistently with a Walk from top:
-// the path is ignored when a rule matches it or when a directory between
-// top and the path is ignored. top is the directory a walk would start
-// from (for the Host, the root holding the path); it is never itself
-// ignored. With top "" (or a top that does not hold path) the directories
-// considered are those below the root of path's own repository.
-//
-// A path that does not exist is judged as a file unless it ends in a
-// separator. A path outside every git repository gives false. The only
-// errors are ctx's and a path that is not absolute; IsIgnored does not
-// panic on any input.
-func (c *Cache) IsIgnored(ctx context.Context, top, path string) (bool, error) {
-	ignored, _, err := c.isIgnored(ctx, top, path, false)
-	return ignored, err
-}
-
-// IsIgnoredIfReal is IsIgnored for a path whose directories were not
-// resolved by the caller. It answers (ok true) only when inotify vouches
-// that every directory from top down to path's parent (path itself for a
-// trailing "/") is a real directory at that path, watched since it was
-// last seen there, so that path names what it spells, with no symbolic
-// link on the way. Otherwise it returns ok false having judged nothing, and
-// the caller must resolve path and call IsIgnored (which adds the watches
-// that let the next call answer here). top and path must be absolute and
-// clean but for a trailing "/", with path below top. Off Linux, and
-// whenever inotify is not in use, ok is always false.
-//
-// The vouching has inotify's window: a directory replaced by a symbolic
-// link by a call that has not returned when this one polls may be taken
-// for the directory. What is at stake is one ignore decision, never a
-// file operation.
-func (c *Cache) IsIgnoredIfReal(ctx context.Context, top, path string) (ignored, ok bool, err error) {
-	if top == "" {
-		return false, false, nil
-	}
-	return c.isIgnored(ctx, top, path, true)
-}
-
-func (c *Cache) isIgnored(ctx context.Context, top, path string, requireReal bool) (ignored, ok bool, err error) {
-	ignored, err = c.isIgnoredLocked(ctx, top, path, requireReal, &ok)
-	return ignored, ok || !requireReal, err
-}
-
-func (c *Cache) isIgnoredLocked(ctx context.Context, top, path string, requireReal bool, real *bool) (bool, error) {
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	if !filepath.IsAbs(path) {
-		return false, fmt.Errorf("walk: %q is not an absolute path", path)
-	}
-	sep := string(os.PathSeparator)
-	dirHint := strings.HasSuffix(path, sep) || strings.HasSuffix(path, "/")
-	path = filepath.Clean(path)
-	if top != "" {
-		top = filepath.Clean(top)
-		if !(path == top || strings.HasPrefix(path, top) && (strings.HasSuffix(top, sep) || path[len(top)] == os.PathSeparator)) {
-			top = ""
-		}
-	}
-	if path == top {
-		return false, nil
-	}
-	parent, name := filepath.Dir(path), filepath.Base(path)
-	if parent == path {
-		return false, nil // a file system root
-	}
-	if dirHint {
-		// As git does for "dir/": judge dir as a leading directory, then
-		// match "dir/" (with an empty last component) against the rules in
-		// force inside it.
-		parent, name = path, ""
-	}
-
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := c.now()
-	c.sync(true)
-	if requireReal {
-		if top == "" || !c.watching() {
-			return false, nil
-		}
-		// Every watch that is dropped bumps c.gen, so a chain found whole
-		// at this gen is still whole.
-		if ds := c.dirs[parent]; ds == nil || ds.realGen != c.gen+1 {
-			for p := parent; ; p = filepath.Dir(p) {
-				if !c.watch.watchesDir(p) {
-					return false, nil
-				}
-				if len(p) <= len(top) {
-					break
-				}
-			}
-		}
-		*real = true
-	}
-	ps := c.dirStateFor(parent, now)
-	if requireReal {
-		ps.realGen = c.gen + 1
-	}
-	x := ps.ctx
-	// The repository that judges the path is the one holding its parent
-	// directory (for "dir/", dir is judged by its parent's repository).
-	judge := x.repo
-	if dirHint {
-		if pp := filepath.Dir(path); pp != path {
-			judge = c.dirStateFor(pp, now).ctx.repo
-		}
-	}
-	if judge == nil {
-		return false, nil
-	}
-	limit := len(top)
-	if top == "" {
-		limit = len(judge.root)
-	}
-	if ps.deepest > limit {
-		return true, nil
-	}
-	if x.repo == nil {
-		return false, nil
-	}
-	if dirHint && x.rel == "" {
-		return false, nil // the root of a repository is never ignored
-	}
-	rel := x.rel + name // for "dir/", name is "" and dir is judged as x.rel
-	rf, i := x.decide(rel, name, false)
-	rd, j := x.decide(rel, name, true)
-	asFile := rf != nil && rf.rules[i].flags&ruleNegative == 0
-	asDir := rd != nil && rd.rules[j].flags&ruleNegative == 0
-	if asFile == asDir {
-		return asFile, nil
-	}
-	// Only a rule ending in '/' tells the two apart: look at the path.
-	if c.isDir(path) {
-		return asDir, nil
-	}
-	return asFile, nil
 }

@@ -12,3 +12,4 @@ func (w *watcher) watchesDir(p string) bool                          { return fa
 func (w *watcher) close() error                                      { return nil }
 func (w *watcher) poll(c *Cache) bool                                { return false }
 func (w *watcher) watchFile(c *Cache, path string, follow bool) bool { return false }
+func (w *watcher) reset(c *Cache)                                    {}

@@ -24,10 +24,13 @@ const (
 )
 
 // wmResult is the outcome of one matching attempt. The two abort results
-// are what make the backtracking linear in practice: wmAbortAll says no
-// alignment of any enclosing star can succeed (the text ran out, or the
-// pattern is malformed); wmAbortToStarStar says a single star hit a '/', so
-// only an enclosing "**" may try again further on.
+// prune the backtracking: wmAbortAll says no alignment of any enclosing
+// star can succeed (the text ran out, the literal after a star occurs
+// nowhere further on, or the pattern is malformed); wmAbortToStarStar says
+// a single star can get no further within its path component, so only an
+// enclosing "**" may try again further on. wmOverBudget says the attempt
+// took more steps than wildmatch allows it and the answer is left to the
+// automaton (see wildmatch).
 type wmResult uint8
 
 const (
@@ -35,12 +38,45 @@ const (
 	wmNoMatch
 	wmAbortAll
 	wmAbortToStarStar
+	wmOverBudget
 )
 
+// wildmatchBudget bounds the steps (pattern bytes compared, text bytes
+// skipped, star positions tried) of the backtracking matcher for a pattern
+// of length m and a text of length n before wildmatch hands the question
+// to the automaton, which is O(m·n/64) whatever the input. Every pattern
+// met in real ignore files matches in far fewer steps (the backtracking is
+// then the faster of the two, with no set-up); the budget only caps the
+// pathological ones ("*a*a*a*a*b" against a long run of a's, "**/" chains)
+// at a linear cost before the automaton runs.
+func wildmatchBudget(m, n int) int { return 256 + 8*(m+n) }
+
 // wildmatch reports whether text matches pattern. Matching is byte-wise;
-// only ASCII letters fold under wmCasefold.
+// only ASCII letters fold under wmCasefold. The time taken is polynomial
+// in the lengths, O(len(pattern)·len(text)/64) at worst: the backtracking
+// matcher (git's algorithm, with the abort rule git 2.41 added) answers
+// within wildmatchBudget steps, or the automaton (wmProgram) answers.
+// Both give git's answer; the conformance and fuzz tests hold them to it
+// and to each other. As for git's C strings, a NUL byte ends the pattern
+// and the text (neither an ignore line nor a file name holds one).
 func wildmatch(pattern, text string, flags uint8) bool {
-	return dowild(pattern, text, flags) == wmMatch
+	pattern, text = cutNUL(pattern), cutNUL(text)
+	budget := wildmatchBudget(len(pattern), len(text))
+	switch dowild(pattern, text, flags, &budget) {
+	case wmMatch:
+		return true
+	case wmOverBudget:
+		return compileWildmatch(pattern, flags).match(text)
+	}
+	return false
+}
+
+// cutNUL returns s up to its first NUL byte.
+func cutNUL(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // byteAt returns s[i], or 0 past the end (the C string terminator the
@@ -52,11 +88,16 @@ func byteAt(s string, i int) byte {
 	return 0
 }
 
-func dowild(p, t string, flags uint8) wmResult {
+// dowild is git's wildmatch algorithm on p and t, spending *budget (see
+// wildmatchBudget) and giving up with wmOverBudget when it runs out.
+func dowild(p, t string, flags uint8, budget *int) wmResult {
 	fold := flags&wmCasefold != 0
 	pathname := flags&wmPathname != 0
 	pi, ti := 0, 0
 	for ; pi < len(p); pi, ti = pi+1, ti+1 {
+		if *budget--; *budget < 0 {
+			return wmOverBudget
+		}
 		pc := p[pi]
 		tc := byteAt(t, ti)
 		if tc == 0 && pc != '*' {
@@ -95,8 +136,13 @@ func dowild(p, t string, flags uint8) wmResult {
 					(pi == len(p) || p[pi] == '/' || (p[pi] == '\\' && byteAt(p, pi+1) == '/')) {
 					// A "**" that is a whole component. "a/**/b" also
 					// matches "a/b": try the rest with no directory at all.
-					if byteAt(p, pi) == '/' && dowild(p[pi+1:], t[ti:], flags) == wmMatch {
-						return wmMatch
+					if byteAt(p, pi) == '/' {
+						switch dowild(p[pi+1:], t[ti:], flags, budget) {
+						case wmMatch:
+							return wmMatch
+						case wmOverBudget:
+							return wmOverBudget
+						}
 					}
 					matchSlash = true
 				} else {
@@ -107,16 +153,25 @@ func dowild(p, t string, flags uint8) wmResult {
 			if pi == len(p) {
 				// A trailing "**" matches everything; a trailing "*" only
 				// what has no further '/'.
-				if !matchSlash && strings.IndexByte(t[ti:], '/') >= 0 {
-					return wmNoMatch
+				if !matchSlash {
+					if *budget -= len(t) - ti; *budget < 0 {
+						return wmOverBudget
+					}
+					if strings.IndexByte(t[ti:], '/') >= 0 {
+						// No enclosing single star can move the '/' away.
+						return wmAbortToStarStar
+					}
 				}
 				return wmMatch
 			}
 			if !matchSlash && p[pi] == '/' {
 				// "*/": the star takes the rest of this component.
 				slash := strings.IndexByte(t[ti:], '/')
+				if *budget -= max(slash, 0); *budget < 0 {
+					return wmOverBudget
+				}
 				if slash < 0 {
-					return wmNoMatch
+					return wmAbortAll // no later start has a '/' either
 				}
 				ti += slash
 				continue // both slashes are consumed by the loop step
@@ -132,6 +187,7 @@ func dowild(p, t string, flags uint8) wmResult {
 					if fold {
 						lit = toLowerASCII(lit)
 					}
+					from := ti
 					for ; ti < len(t); ti++ {
 						tc = t[ti]
 						if !matchSlash && tc == '/' {
@@ -144,19 +200,32 @@ func dowild(p, t string, flags uint8) wmResult {
 							break
 						}
 					}
+					if *budget -= ti - from; *budget < 0 {
+						return wmOverBudget
+					}
 					if ti == len(t) {
 						tc = 0
 					}
 					if tc != lit {
-						return wmNoMatch
+						// The literal occurs nowhere this star can reach, so
+						// no later start of any enclosing star can match
+						// either (git 2.41, "wildmatch: fix exponential
+						// behavior").
+						if matchSlash {
+							return wmAbortAll
+						}
+						return wmAbortToStarStar
 					}
 				}
-				if r := dowild(p[pi:], t[ti:], flags); r != wmNoMatch {
+				if r := dowild(p[pi:], t[ti:], flags, budget); r != wmNoMatch {
 					if !matchSlash || r != wmAbortToStarStar {
 						return r
 					}
 				} else if !matchSlash && tc == '/' {
 					return wmAbortToStarStar
+				}
+				if *budget--; *budget < 0 {
+					return wmOverBudget
 				}
 				ti++
 				tc = byteAt(t, ti)
@@ -164,6 +233,9 @@ func dowild(p, t string, flags uint8) wmResult {
 			return wmAbortAll
 		case '[':
 			r, next := matchBracket(p, pi, tc, fold)
+			if *budget -= max(next-pi, 1); *budget < 0 {
+				return wmOverBudget
+			}
 			if r != wmMatch {
 				return r
 			}
@@ -181,8 +253,9 @@ func dowild(p, t string, flags uint8) wmResult {
 
 // matchBracket matches the bracket expression that starts at p[open] ('[')
 // against tc (already folded when fold is set). It returns wmMatch and the
-// index of the closing ']' when tc is in the set, wmNoMatch when it is not,
-// and wmAbortAll for an unterminated set or an unknown [:class:].
+// index of the closing ']' when tc is in the set, wmNoMatch and that index
+// when it is not, and wmAbortAll for an unterminated set or an unknown
+// [:class:] (the index then means nothing).
 //
 // The reading follows git: '!' or '^' first negates; a ']' right after the
 // opening (or after the negation) is a member; "a-z" is a range unless the
@@ -277,7 +350,7 @@ func matchBracket(p string, open int, tc byte, fold bool) (wmResult, int) {
 		}
 	}
 	if matched == negated {
-		return wmNoMatch, 0
+		return wmNoMatch, pi
 	}
 	return wmMatch, pi
 }

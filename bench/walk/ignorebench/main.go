@@ -99,12 +99,13 @@ func main() {
 		_, _ = wc.IsIgnored(ctx, root, p)
 	}
 
-	var warm, cold, gitT, walkT, jailT []time.Duration
-	for r := 0; r < *rounds; r++ {
-		// git, as a process, with all paths on stdin.
+	var warm, cold, gitT, gitNoIndexT, batchT, walkT, jailT []time.Duration
+	runGit := func(args ...string) time.Duration {
 		out, err := os.CreateTemp("", "ignorebench-*")
 		check(err)
-		cmd := exec.Command("git", "check-ignore", "--stdin")
+		defer os.Remove(out.Name())
+		defer out.Close()
+		cmd := exec.Command("git", args...)
 		cmd.Dir = *repo
 		cmd.Stdin = bytes.NewReader(data)
 		cmd.Stdout = out
@@ -114,14 +115,18 @@ func main() {
 				check(err)
 			}
 		}
-		gitT = append(gitT, time.Since(start))
-		out.Close()
-		os.Remove(out.Name())
+		return time.Since(start)
+	}
+	for r := 0; r < *rounds; r++ {
+		// git, as a process, with all paths on stdin: with its index (the
+		// default) and without.
+		gitT = append(gitT, runGit("check-ignore", "--stdin"))
+		gitNoIndexT = append(gitNoIndexT, runGit("check-ignore", "--stdin", "--no-index"))
 
 		// A fresh Host: the first pass reads and compiles everything.
 		h2, err := host.New(host.Config{WorkspaceRoot: *repo})
 		check(err)
-		start = time.Now()
+		start := time.Now()
 		for _, p := range paths {
 			_, _ = h2.IsPathIgnored(ctx, "", p)
 		}
@@ -143,6 +148,11 @@ func main() {
 			pprof.StopCPUProfile()
 		}
 
+		// The batch form, warm: every path in one Host.CheckIgnore.
+		start = time.Now()
+		_, _ = h.CheckIgnore(ctx, "", paths, host.CheckIgnoreOptions{VerdictOnly: true})
+		batchT = append(batchT, time.Since(start))
+
 		start = time.Now()
 		for _, p := range abs {
 			_, _ = wc.IsIgnored(ctx, root, p)
@@ -160,7 +170,10 @@ func main() {
 	fmt.Printf("IsPathIgnored warm : %8.0f ns/path (median of %d passes)\n", per(warm), *rounds)
 	fmt.Printf("IsPathIgnored cold : %8.0f ns/path (fresh Host each pass)\n", per(cold))
 	fmt.Printf("git check-ignore   : %8.0f ns/path (whole process / %d paths)\n", per(gitT), len(paths))
+	fmt.Printf("git --no-index     : %8.0f ns/path (whole process / %d paths)\n", per(gitNoIndexT), len(paths))
+	fmt.Printf("CheckIgnore batch  : %8.0f ns/path (warm, one call for all paths)\n", per(batchT))
 	fmt.Printf("ratio git/warm     : %8.1fx   git/cold: %.1fx\n", per(gitT)/per(warm), per(gitT)/per(cold))
+	fmt.Printf("ratio git --no-index/warm: %.1fx   /batch: %.1fx\n", per(gitNoIndexT)/per(warm), per(gitNoIndexT)/per(batchT))
 	fmt.Printf("breakdown, warm    : walk.Cache.IsIgnored alone %.0f ns/path (git/that %.1fx); Host.ResolveInJail alone %.0f ns/path\n",
 		per(walkT), per(gitT)/per(walkT), per(jailT))
 }

@@ -1,0 +1,240 @@
+package walk
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// This file reads a repository's index ($GIT_DIR/index), so that tracked
+// files are listed and never reported as ignored, as git does: ignore
+// rules apply only to untracked files. The file is read like every other
+// file the Cache depends on (through the Jail when one is set, re-read
+// when it changes).
+//
+// The decoder is this package's own, for versions 2, 3 and 4 and the
+// extended flags: it keeps only the names, and reads a 100,000-entry index
+// in a few milliseconds, where go-git's plumbing/format/index decoder
+// (reflection per field, a collision-detecting SHA-1) takes about 150 ms,
+// more than the whole walk of a tree that size. go-git's decoder is the
+// reference it is tested against (index_test.go), on indexes git writes
+// at every version; see docs/adr/0010-walk-index-and-matcher.md.
+
+// ErrIndexUnsupported is what Walk (inside a *PartialError) and IsIgnored
+// report, wrapped with the index's path and the reason, for an index this
+// package cannot use: a split index ("link" extension, core.splitIndex), a
+// sparse index ("sdir", sparse directory entries), another extension git
+// marks as required, or an index version other than 2, 3 and 4. The
+// answer given with it is the one without the index (as with NoIndex), so
+// tracked files that the rules ignore are missing from it.
+var ErrIndexUnsupported = errors.New("git index not supported")
+
+// ErrIndexCorrupt is reported like ErrIndexUnsupported for an index that
+// cannot be decoded (a bad checksum, a truncated file). git itself refuses
+// to work with such an index.
+var ErrIndexCorrupt = errors.New("git index corrupt")
+
+// gitIndex is what the walk needs of an index: the tracked paths.
+type gitIndex struct {
+	// names are the paths of the entries (relative to the work tree, '/'
+	// separated), sorted byte-wise and without duplicates (the stages of
+	// a conflict are one path): what git ls-files -c lists. Skip-worktree
+	// and intent-to-add entries are tracked like any other, as for git
+	// check-ignore.
+	names []string
+	err   error // why the index cannot be used; names is then empty
+}
+
+// Index format constants (Documentation/gitformat-index.txt).
+const (
+	indexHeaderLen   = 12
+	indexEntryFixed  = 62 // ctime, mtime, dev, ino, mode, uid, gid, size, oid, flags
+	indexFlagExt     = 0x4000
+	indexNameMask    = 0x0fff
+	indexModeDir     = 0o040000 // a sparse directory entry
+	indexChecksumLen = sha1.Size
+)
+
+// parseIndex decodes the contents of an index file read from path (for
+// messages). Empty contents (no index yet, as in a new repository) are an
+// empty index.
+func parseIndex(data []byte, path string) *gitIndex {
+	if len(data) == 0 {
+		return &gitIndex{}
+	}
+	names, err := decodeIndexNames(data)
+	if err != nil {
+		return &gitIndex{err: fmt.Errorf("%s: %w", path, err)}
+	}
+	ix := &gitIndex{names: names}
+	sorted := true
+	for i := 1; i < len(names); i++ {
+		if names[i-1] >= names[i] {
+			sorted = false
+			break
+		}
+	}
+	if !sorted { // the stages of a conflict; or a hand-made index
+		slices.Sort(ix.names)
+		ix.names = slices.Compact(ix.names)
+	}
+	return ix
+}
+
+// decodeIndexNames returns the entry names of an index, in file order.
+// Errors wrap ErrIndexUnsupported or ErrIndexCorrupt.
+func decodeIndexNames(data []byte) ([]string, error) {
+	corrupt := func(what string) error { return fmt.Errorf("%w: %s", ErrIndexCorrupt, what) }
+	if len(data) < indexHeaderLen+indexChecksumLen || string(data[:4]) != "DIRC" {
+		return nil, corrupt("no index signature")
+	}
+	version := binary.BigEndian.Uint32(data[4:])
+	if version < 2 || version > 4 {
+		return nil, fmt.Errorf("%w: version %d", ErrIndexUnsupported, version)
+	}
+	body := data[:len(data)-indexChecksumLen]
+	if sum := data[len(body):]; !bytes.Equal(sum, make([]byte, indexChecksumLen)) { // all zeros: index.skipHash
+		if got := sha1.Sum(body); !bytes.Equal(got[:], sum) {
+			return nil, corrupt("bad checksum")
+		}
+	}
+	count := binary.BigEndian.Uint32(data[8:])
+	if uint64(count) > uint64(len(body))/indexEntryFixed {
+		return nil, corrupt("entry count larger than the file")
+	}
+	names := make([]string, 0, count)
+	pos := indexHeaderLen
+	var prev string
+	for i := uint32(0); i < count; i++ {
+		if pos+indexEntryFixed > len(body) {
+			return nil, corrupt("truncated entry")
+		}
+		mode := binary.BigEndian.Uint32(body[pos+24:])
+		flags := binary.BigEndian.Uint16(body[pos+60:])
+		off := pos + indexEntryFixed
+		if flags&indexFlagExt != 0 {
+			if version < 3 {
+				return nil, corrupt("extended flags in a version 2 index")
+			}
+			off += 2
+		}
+		if off > len(body) {
+			return nil, corrupt("truncated entry")
+		}
+		var name string
+		if version == 4 {
+			// The length of prev's tail to drop, as a git "offset"
+			// varint, then the rest of the name, NUL-terminated.
+			strip, n := indexVarint(body[off:])
+			if n == 0 || strip > uint64(len(prev)) {
+				return nil, corrupt("bad name prefix")
+			}
+			off += n
+			end := bytes.IndexByte(body[off:], 0)
+			if end < 0 {
+				return nil, corrupt("unterminated name")
+			}
+			name = prev[:len(prev)-int(strip)] + string(body[off:off+end])
+			pos = off + end + 1
+		} else {
+			n := int(flags & indexNameMask)
+			if n == indexNameMask { // 4095 or longer: find the NUL
+				if off+indexNameMask > len(body) {
+					return nil, corrupt("truncated name")
+				}
+				n = bytes.IndexByte(body[off+indexNameMask:], 0)
+				if n < 0 {
+					return nil, corrupt("unterminated name")
+				}
+				n += indexNameMask
+			}
+			if off+n >= len(body) || body[off+n] != 0 {
+				return nil, corrupt("bad name length")
+			}
+			name = string(body[off : off+n])
+			// Entries are padded with 1 to 8 NULs to a multiple of 8.
+			pos += (off - pos + n + 8) &^ 7
+		}
+		if mode == indexModeDir || strings.HasSuffix(name, "/") {
+			return nil, fmt.Errorf("%w: a sparse index (sparse directory entry %q)", ErrIndexUnsupported, name)
+		}
+		names = append(names, name)
+		prev = name
+	}
+	// Extensions: a 4-byte signature, a 4-byte size, the data. git may
+	// skip one whose signature starts with an upper-case letter; any other
+	// changes what the entries mean.
+	for pos < len(body) {
+		if pos+8 > len(body) {
+			return nil, corrupt("truncated extension")
+		}
+		sig := string(body[pos : pos+4])
+		size := binary.BigEndian.Uint32(body[pos+4:])
+		if uint64(size) > uint64(len(body)-pos-8) {
+			return nil, corrupt("extension larger than the file")
+		}
+		if sig[0] < 'A' || sig[0] > 'Z' {
+			switch sig {
+			case "link":
+				return nil, fmt.Errorf("%w: a split index (extension link; git update-index --no-split-index undoes it)", ErrIndexUnsupported)
+			case "sdir":
+				return nil, fmt.Errorf("%w: a sparse index (extension sdir)", ErrIndexUnsupported)
+			}
+			return nil, fmt.Errorf("%w: required extension %q", ErrIndexUnsupported, sig)
+		}
+		pos += 8 + int(size)
+	}
+	return names, nil
+}
+
+// indexVarint decodes git's offset varint (varint.c): 7 bits a byte, most
+// significant first, each continuation adding one. It returns the value
+// and the bytes used (0: malformed).
+func indexVarint(b []byte) (uint64, int) {
+	var v uint64
+	for i, c := range b {
+		if i == 9 {
+			return 0, 0
+		}
+		v += uint64(c & 0x7f)
+		if c&0x80 == 0 {
+			return v, i + 1
+		}
+		v = (v + 1) << 7
+	}
+	return 0, 0
+}
+
+// tracked reports whether rel (relative to the work tree, '/' separated)
+// is an entry of the index.
+func (ix *gitIndex) tracked(rel string) bool {
+	if ix == nil {
+		return false
+	}
+	_, ok := slices.BinarySearch(ix.names, rel)
+	return ok
+}
+
+// holds reports whether some entry lies below the directory dir (relative
+// to the work tree, ending in '/'; "" is the work tree itself).
+func (ix *gitIndex) holds(dir string) bool {
+	return ix != nil && below(ix.names, dir)
+}
+
+// below reports whether some name in sorted starts with dir.
+func below(sorted []string, dir string) bool {
+	i, _ := slices.BinarySearch(sorted, dir)
+	return i < len(sorted) && strings.HasPrefix(sorted[i], dir)
+}
+
+// covers reports whether git check-ignore, reading the index, leaves rel
+// alone as tracked: rel is an entry, or (as a pathspec matches the paths
+// below a directory) some entry lies below it.
+func (ix *gitIndex) covers(rel string) bool {
+	rel = strings.TrimSuffix(rel, "/")
+	return rel != "" && (ix.tracked(rel) || ix.holds(rel+"/"))
+}
