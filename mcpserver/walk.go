@@ -47,6 +47,22 @@ type checkIgnoreIn struct {
 	NoIndex bool     `json:"noIndex,omitempty" jsonschema:"judge tracked files by the rules too (git check-ignore --no-index)"`
 }
 
+// ListEntry is one entry of a listing's structured content, its name or
+// path exactly as the file system has it (the text form quotes a name that
+// could be misread; see listName).
+type ListEntry struct {
+	Path string `json:"path" jsonschema:"the entry: its name (list_directory) or its path relative to the walked directory with / between names (walk)"`
+	Type string `json:"type" jsonschema:"file (a symbolic link too, never followed) or directory"`
+}
+
+// ListOut is the structured output of list_directory and walk.
+type ListOut struct {
+	Root      string      `json:"root" jsonschema:"the canonical path of the directory listed"`
+	Entries   []ListEntry `json:"entries" jsonschema:"the entries, in the listing's order"`
+	Truncated bool        `json:"truncated" jsonschema:"true when the listing was cut (maxEntries, or list_directory's limit)"`
+	Unread    []string    `json:"unread,omitempty" jsonschema:"directories that could not be read, with why"`
+}
+
 // RootsOut is the structured output of list_roots.
 type RootsOut struct {
 	Roots []string `json:"roots" jsonschema:"canonical absolute roots; the first is the workspace root"`
@@ -56,7 +72,7 @@ func (s *Server) addWalkTools() {
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	addTool(s, &mcp.Tool{
 		Name: "list_directory",
-		Description: "List the entries of one directory, each on its own line, directories with a trailing /. " +
+		Description: "List the entries of one directory, each on its own line, directories with a trailing / (a name that could be misread, with a line break say, is quoted; the structured content has it exactly). " +
 			"Every entry is shown, hidden and git-ignored ones included (use walk for a git-aware listing of a tree).",
 		Annotations: ro,
 	}, s.listDirectory)
@@ -107,49 +123,58 @@ func isPartial(err error) bool {
 	return errors.As(err, &pe)
 }
 
-func (s *Server) listDirectory(ctx context.Context, in listDirIn) (*mcp.CallToolResult, any, error) {
+func (s *Server) listDirectory(ctx context.Context, in listDirIn) (*mcp.CallToolResult, ListOut, error) {
 	st, err := s.h.Stat(ctx, "", in.Path)
 	if err != nil {
-		return nil, nil, s.explain(ctx, in.Path, err)
+		return nil, ListOut{}, s.explain(ctx, in.Path, err)
 	}
 	if !st.IsDir {
-		return nil, nil, fmt.Errorf("%s is a file, not a directory: use read_file or stat", quote(in.Path))
+		return nil, ListOut{}, fmt.Errorf("%s is a file, not a directory: use read_file or stat", quote(in.Path))
 	}
 	names, err := s.listNames(ctx, st.Path)
 	if err != nil && !isPartial(err) {
-		return nil, nil, s.explain(ctx, in.Path, err)
+		return nil, ListOut{}, s.explain(ctx, in.Path, err)
 	}
+	out := ListOut{Root: st.Path, Entries: []ListEntry{}, Unread: unreadDirs(err)}
 	var b strings.Builder
 	if len(names) == 0 {
 		fmt.Fprintf(&b, "%s is empty\n", st.Path)
 	}
-	cut := len(names) > maxListEntries
-	if cut {
+	out.Truncated = len(names) > maxListEntries
+	if out.Truncated {
 		names = names[:maxListEntries]
 	}
 	for _, n := range names {
-		b.WriteString(n)
+		e := ListEntry{Path: strings.TrimSuffix(n, "/"), Type: "file"}
+		if strings.HasSuffix(n, "/") {
+			e.Type = "directory"
+		}
+		out.Entries = append(out.Entries, e)
+		b.WriteString(listName(e.Path))
+		if e.Type == "directory" {
+			b.WriteByte('/')
+		}
 		b.WriteByte('\n')
 	}
-	if cut {
+	if out.Truncated {
 		fmt.Fprintf(&b, "... (listing cut at %d entries: use walk with maxDepth 1 and maxEntries to page through it)\n", maxListEntries)
 	}
 	if err != nil {
 		fmt.Fprintf(&b, "(some entries could not be read: %v)\n", err)
 	}
-	return text(b.String()), nil, nil
+	return text(b.String()), out, nil
 }
 
 // errWalkFull stops a walk that has gathered more than its limit.
 var errWalkFull = errors.New("walk: limit reached")
 
-func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, any, error) {
+func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, ListOut, error) {
 	path := in.Path
 	if path == "" {
 		path = "."
 	}
 	if in.MaxDepth < 0 || in.MaxEntries < 0 {
-		return nil, nil, errors.New("maxDepth and maxEntries must not be negative")
+		return nil, ListOut{}, errors.New("maxDepth and maxEntries must not be negative")
 	}
 	limit := in.MaxEntries
 	if limit == 0 {
@@ -158,7 +183,7 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, any,
 	limit = min(limit, MaxWalkEntries)
 	top, err := s.h.ResolveInJail(ctx, "", path)
 	if err != nil {
-		return nil, nil, s.explain(ctx, path, err)
+		return nil, ListOut{}, s.explain(ctx, path, err)
 	}
 	// The parallel walker, stopped once one entry more than the limit is
 	// in: with a cut, which entries are kept depends on the order they
@@ -180,13 +205,13 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, any,
 		err = nil
 	}
 	if err != nil && !isPartial(err) {
-		return nil, nil, s.explain(ctx, path, err)
+		return nil, ListOut{}, s.explain(ctx, path, err)
 	}
 	mu.Lock()
 	slices.SortFunc(ents, func(a, b host.WalkEntry) int { return strings.Compare(a.Path, b.Path) })
 	mu.Unlock()
-	cut := len(ents) > limit
-	if cut {
+	out := ListOut{Root: top, Entries: []ListEntry{}, Truncated: len(ents) > limit, Unread: unreadDirs(err)}
+	if out.Truncated {
 		ents = ents[:limit]
 	}
 	var b strings.Builder
@@ -195,7 +220,12 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, any,
 		if rerr != nil || e.Depth == 0 {
 			rel = e.Path
 		}
-		b.WriteString(filepath.ToSlash(rel))
+		le := ListEntry{Path: filepath.ToSlash(rel), Type: "file"}
+		if e.IsDir {
+			le.Type = "directory"
+		}
+		out.Entries = append(out.Entries, le)
+		b.WriteString(listName(le.Path))
 		if e.IsDir {
 			b.WriteByte('/')
 		}
@@ -204,13 +234,13 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, any,
 	if len(ents) == 0 {
 		fmt.Fprintf(&b, "(nothing under %s)\n", top)
 	}
-	if cut {
+	if out.Truncated {
 		fmt.Fprintf(&b, "... (cut at %d entries: narrow the path, lower maxDepth or raise maxEntries)\n", limit)
 	}
 	if err != nil {
 		fmt.Fprintf(&b, "(some directories could not be read: %v)\n", err)
 	}
-	return text(b.String()), nil, nil
+	return text(b.String()), out, nil
 }
 
 // CheckIgnoreOut is the structured output of check_ignore: one result per
