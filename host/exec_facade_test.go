@@ -15,6 +15,13 @@ import (
 	"github.com/agenthost/agenthost/host"
 )
 
+// TestMain lets this test binary be the sandbox helper of the commands
+// its Hosts run (see host.SandboxMain).
+func TestMain(m *testing.M) {
+	host.SandboxMain()
+	os.Exit(m.Run())
+}
+
 // execTree makes ws/ (the workspace, with sub/, a file f and a link lod
 // to ../out), ws2/ (a second root) and out/ (outside), and returns the
 // canonical temp dir.
