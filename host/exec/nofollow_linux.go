@@ -228,4 +228,3 @@ func writeBack(root, rel string, e protEntry) bool {
 		return true
 	}
 }
-
