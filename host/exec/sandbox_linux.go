@@ -28,8 +28,8 @@ const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNET | unix.CLONE_NEWPID | uni
 // sandboxRun is the parent's side of a run started through the helper.
 type sandboxRun struct {
 	report   *Report
-	statusR  *os.File // read end of the helper's status pipe
-	statusW  *os.File
+	statusR  int      // read end of the helper's status pipe (non-blocking); -1 none
+	statusW  *os.File // its write end, for the helper
 	snap     *protectSnap
 	usedNS   bool
 	required bool
@@ -52,11 +52,11 @@ func (r *Runner) wrap(cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
 		cmd.Path, cmd.Args, cmd.Dir = *exe, []string{"agenthost-start"}, ""
 		cmd.ExtraFiles = []*os.File{s.dir}
 		cmd.Env = append(cmd.Env, helperEnv+"="+string(b))
-		return &sandboxRun{}, nil
+		return &sandboxRun{statusR: -1}, nil
 	}
 	sb := s.sandbox
 	rep := &Report{}
-	sr := &sandboxRun{report: rep, required: sb.Required}
+	sr := &sandboxRun{report: rep, required: sb.Required, statusR: -1}
 	var missing []string
 	miss := func(part, why string) { missing = append(missing, part+": "+why) }
 
@@ -92,16 +92,20 @@ func (r *Runner) wrap(cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
 		cfg.DirFD = fdOf(s.dir)
 		cmd.Dir = ""
 	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("exec: %w", err)
+	// Only the read end is non-blocking (and never wrapped in an
+	// os.File, whose Fd would make it blocking again): it is read once,
+	// after the helper has exited or been killed.
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, fmt.Errorf("exec: pipe: %w", err)
 	}
-	if err := unix.SetNonblock(int(pr.Fd()), true); err != nil {
-		pr.Close()
-		pw.Close()
-		return nil, fmt.Errorf("exec: %w", err)
+	if err := unix.SetNonblock(p[0], true); err != nil {
+		unix.Close(p[0])
+		unix.Close(p[1])
+		return nil, fmt.Errorf("exec: pipe: %w", err)
 	}
-	sr.statusR, sr.statusW = pr, pw
+	pw := os.NewFile(uintptr(p[1]), "|status")
+	sr.statusR, sr.statusW = p[0], pw
 	cfg.StatusFD = fdOf(pw)
 
 	abi := landlockABI()
@@ -198,9 +202,9 @@ func startRefused(err error) bool {
 // finish completes out after the run: the command's own status from the
 // helper, and the protected set checked and restored.
 func (sr *sandboxRun) finish(out *Output) {
-	if sr.statusR != nil {
+	if sr.statusR >= 0 {
 		var b [4]byte
-		if n, _ := unix.Read(int(sr.statusR.Fd()), b[:]); n == 4 {
+		if n, _ := unix.Read(sr.statusR, b[:]); n == 4 {
 			ws := unix.WaitStatus(binary.NativeEndian.Uint32(b[:]))
 			switch {
 			case ws.Exited():
@@ -218,9 +222,9 @@ func (sr *sandboxRun) finish(out *Output) {
 }
 
 func (sr *sandboxRun) close() {
-	if sr.statusR != nil {
-		sr.statusR.Close()
+	if sr.statusR >= 0 {
+		unix.Close(sr.statusR)
 		sr.statusW.Close()
-		sr.statusR, sr.statusW = nil, nil
+		sr.statusR, sr.statusW = -1, nil
 	}
 }

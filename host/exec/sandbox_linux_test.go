@@ -423,7 +423,7 @@ type checker interface {
 // recorder is a checker that only notes a failure.
 type recorder struct{ failed bool }
 
-func (r *recorder) Helper()              {}
+func (r *recorder) Helper()               {}
 func (r *recorder) Errorf(string, ...any) { r.failed = true }
 
 // failsCheck reports whether check fails on out.
