@@ -70,12 +70,29 @@ type SandboxReport = hostexec.Report
 // sandboxed command (ExecOutput.Sandbox reporting "landlock-fs") can
 // only write inside the roots, so nothing outside them has changed.
 func (h *Host) Exec(ctx context.Context, req ExecRequest) (ExecOutput, error) {
+	return h.exec(ctx, req, true)
+}
+
+// ExecUnconfined is Exec without the Host's sandbox, whatever its policy
+// (a request's own ExecRequest.Sandbox still applies). It is for the
+// embedding program's own trusted commands, such as a hook the user
+// declared unsandboxed (tools.Hook.Unsandboxed), never for a command a
+// model wrote.
+func (h *Host) ExecUnconfined(ctx context.Context, req ExecRequest) (ExecOutput, error) {
+	return h.exec(ctx, req, false)
+}
+
+func (h *Host) exec(ctx context.Context, req ExecRequest, confine bool) (ExecOutput, error) {
 	dir, canon, err := h.openDir(ctx, req.Cwd)
 	if err != nil {
 		return ExecOutput{}, err
 	}
 	defer dir.Close()
-	sb, closeRoots, err := h.sandboxFor(ctx, req.Sandbox)
+	policy := h.cfg.Sandbox
+	if !confine {
+		policy = SandboxPolicy{Off: true}
+	}
+	sb, closeRoots, err := h.sandboxFor(ctx, policy, req.Sandbox)
 	if err != nil {
 		return ExecOutput{}, err
 	}
@@ -100,7 +117,7 @@ func (h *Host) RunCapture(ctx context.Context, program string, args []string, cw
 		return ExecOutput{}, err
 	}
 	defer dir.Close()
-	sb, closeRoots, err := h.sandboxFor(ctx, nil)
+	sb, closeRoots, err := h.sandboxFor(ctx, h.cfg.Sandbox, nil)
 	if err != nil {
 		return ExecOutput{}, err
 	}
@@ -114,20 +131,22 @@ func (h *Host) RunCapture(ctx context.Context, program string, args []string, cw
 	return out, err
 }
 
+// SandboxPolicy returns the Host's policy for commands (Config.Sandbox).
+func (h *Host) SandboxPolicy() SandboxPolicy { return h.cfg.Sandbox }
+
 // SandboxMain must be called first thing in main by a program whose Host
 // sandboxes commands (see host/exec.SandboxMain): a sandboxed command is
 // started by running the program again as a helper, and in that process
 // SandboxMain does the helper's work and never returns.
 func SandboxMain() { hostexec.SandboxMain() }
 
-// sandboxFor returns the sandbox of one run: the Host's policy made
+// sandboxFor returns the sandbox of one run: the policy p made
 // stricter by req, with the roots as they are now, opened through the
 // jail so that a root swapped for a link cannot widen the rules. nil
 // when the policy is Off and req asks for nothing. The caller calls done
 // once the run has returned.
-func (h *Host) sandboxFor(ctx context.Context, req *ExecSandbox) (sb *ExecSandbox, done func(), err error) {
+func (h *Host) sandboxFor(ctx context.Context, p SandboxPolicy, req *ExecSandbox) (sb *ExecSandbox, done func(), err error) {
 	done = func() {}
-	p := h.cfg.Sandbox
 	if p.Off && req == nil {
 		return nil, done, nil
 	}

@@ -101,13 +101,13 @@ type Report struct {
 	// Enforced lists the parts in force, e.g. "landlock-fs",
 	// "landlock-net", "landlock-scope", "netns", "pidns", "seccomp",
 	// "env", "protect".
-	Enforced []string
+	Enforced []string `json:"enforced"`
 	// Missing lists the parts the policy asked for that this system could
 	// not give, each with the reason.
-	Missing []string
+	Missing []string `json:"missing,omitempty"`
 	// Restored lists the protected paths the command changed and that
 	// were put back (or removed, when they were new) after it ended.
-	Restored []string
+	Restored []string `json:"restored,omitempty"`
 }
 
 // On reports whether part is among r.Enforced.
