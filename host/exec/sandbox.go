@@ -191,6 +191,12 @@ const helperEnv = "AGENTHOST_SANDBOX_HELPER_V1"
 // an environment lookup and one readlink) and marks the program as able
 // to run the helper; without that mark a sandboxed run reports the
 // sandbox missing (ErrNoSandbox when Required).
+//
+// The helper's work in fact starts earlier, from this package's
+// initializer (see init), so that a helper does not pay for the
+// initializers of the packages this one does not need (an MCP SDK, say):
+// SandboxMain is the program's declaration that re-running it is safe,
+// and its fallback should the initializer not have run.
 func SandboxMain() {
 	if v, ok := os.LookupEnv(helperEnv); ok {
 		os.Exit(helperMain(v))
@@ -201,6 +207,15 @@ func SandboxMain() {
 	}
 	helperExe.Store(&exe)
 	helperInstalled.Store(true)
+}
+
+// init runs the helper when this process is one. Only a Runner sets
+// helperEnv, for a program that called SandboxMain, and the helper
+// removes it before the command runs, so no other process sees it.
+func init() {
+	if v, ok := os.LookupEnv(helperEnv); ok {
+		os.Exit(helperMain(v))
+	}
 }
 
 // denyPaths returns the absolute paths sb denies reading, each also as
