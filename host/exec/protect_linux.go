@@ -55,8 +55,14 @@ func snapshotProtected(roots, extra []string) *protectSnap {
 // scan lists the protected paths now.
 func (p *protectSnap) scan() map[string]protEntry {
 	out := map[string]protEntry{}
+	var split [][]string
+	for _, pat := range append(append([]string(nil), ProtectedPaths...), p.extra...) {
+		if pat = strings.Trim(pat, "/"); pat != "" {
+			split = append(split, strings.Split(pat, "/"))
+		}
+	}
 	for i, root := range p.roots {
-		w := protWalker{root: root, idx: i, out: out, patterns: append(append([]string(nil), ProtectedPaths...), p.extra...)}
+		w := protWalker{root: root, idx: i, out: out, split: split}
 		w.dir("")
 	}
 	return out
@@ -66,7 +72,7 @@ func (p *protectSnap) scan() map[string]protEntry {
 type protWalker struct {
 	root     string
 	idx      int
-	patterns []string
+	split    [][]string // the protected patterns, by component
 	out      map[string]protEntry
 	hookDirs []string // core.hooksPath directories found, relative
 }
@@ -74,41 +80,65 @@ type protWalker struct {
 func protKey(idx int, rel string) string { return string(rune('0'+idx)) + "\x00" + rel }
 
 // dir walks the directory rel (relative to the root, "" for the root).
+// The walk holds one descriptor per level and opens each directory from
+// its parent's descriptor without following links.
 func (w *protWalker) dir(rel string) {
-	ents, err := readDirNoFollow(w.root, rel)
+	fd, err := openNoFollow(w.root, rel, unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
 		return
 	}
+	w.dirAt(fd, rel)
+}
+
+// dirAt walks the directory open as fd, named rel, and closes fd.
+func (w *protWalker) dirAt(fd int, rel string) {
+	f := os.NewFile(uintptr(fd), rel)
+	ents, _ := f.ReadDir(-1)
 	for _, e := range ents {
-		crel := path.Join(rel, e.name)
-		isDir := e.typ == unix.DT_DIR
-		if e.name == ".git" && isDir {
+		name := e.Name()
+		crel := name
+		if rel != "" {
+			crel = rel + "/" + name
+		}
+		isDir := e.IsDir()
+		if name == ".git" && isDir {
 			w.gitDir(crel, path.Dir(crel))
 			continue
 		}
-		if w.protected(crel) {
+		if w.protected(name, crel) {
 			w.record(crel)
 			continue
 		}
 		if isDir {
-			w.dir(crel)
+			cfd, err := unix.Openat(int(f.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			if err == nil {
+				w.dirAt(cfd, crel)
+			}
 		}
 	}
+	f.Close()
 }
 
-// protected reports whether rel matches a protected pattern: the
-// pattern's components against rel's last components.
-func (w *protWalker) protected(rel string) bool {
-	parts := strings.Split(rel, "/")
-	for _, pat := range w.patterns {
-		pp := strings.Split(strings.Trim(pat, "/"), "/")
+// protected reports whether rel (whose last component is name) matches
+// a protected pattern: the pattern's components against rel's last
+// components. The last component is compared first: most names match no
+// pattern's.
+func (w *protWalker) protected(name, rel string) bool {
+	for _, pp := range w.split {
+		if !matchComponent(pp[len(pp)-1], name) {
+			continue
+		}
+		if len(pp) == 1 {
+			return true
+		}
+		parts := strings.Split(rel, "/")
 		if len(pp) > len(parts) {
 			continue
 		}
 		tail := parts[len(parts)-len(pp):]
 		ok := true
-		for i := range pp {
-			if m, _ := path.Match(pp[i], tail[i]); !m {
+		for i := range pp[:len(pp)-1] {
+			if !matchComponent(pp[i], tail[i]) {
 				ok = false
 				break
 			}
@@ -118,6 +148,16 @@ func (w *protWalker) protected(rel string) bool {
 		}
 	}
 	return false
+}
+
+// matchComponent is path.Match for one component, with a fast path for a
+// pattern without metacharacters.
+func matchComponent(pat, name string) bool {
+	if !strings.ContainsAny(pat, `*?[\`) {
+		return pat == name
+	}
+	m, _ := path.Match(pat, name)
+	return m
 }
 
 // gitDir records the protected parts of the git directory rel, whose
