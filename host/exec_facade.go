@@ -10,13 +10,14 @@ import (
 )
 
 // ExecRequest is one shell command for Exec: Command, Cwd, Timeout, and
-// optionally Env, Combined and Shell. It is [hostexec.Request], where each
+// optionally Env, Combined, Shell and a stricter Sandbox. It is [hostexec.Request], where each
 // field is documented: go doc github.com/agenthost/agenthost/host/exec Request.
 type ExecRequest = hostexec.Request
 
 // ExecOutput is what a command produced: its streams within the output
 // limit (head and tail kept), exit code or signal, whether it timed out,
-// was cancelled or was truncated, and how long it took. It is
+// was cancelled or was truncated, how long it took, and what sandbox
+// confined it (Sandbox, nil when none). It is
 // [hostexec.Output], where each field is documented: go doc
 // github.com/agenthost/agenthost/host/exec Output.
 type ExecOutput = hostexec.Output
@@ -32,10 +33,13 @@ var ErrNoShell = hostexec.ErrNoShell
 var ErrNoSandbox = hostexec.ErrNoSandbox
 
 // ExecSandbox is a request's own sandbox (ExecRequest.Sandbox): it can
-// only make the Host's policy stricter.
+// only make the Host's policy stricter. Its fields are those of
+// [hostexec.Sandbox]: go doc github.com/agenthost/agenthost/host/exec Sandbox.
 type ExecSandbox = hostexec.Sandbox
 
-// SandboxReport says what confined a run (ExecOutput.Sandbox).
+// SandboxReport says what confined a run (ExecOutput.Sandbox): the parts
+// enforced and missing and the protected paths restored, as in
+// [hostexec.Report]: go doc github.com/agenthost/agenthost/host/exec Report.
 type SandboxReport = hostexec.Report
 
 // Exec runs req.Command through the shell (bash if on PATH, else sh; not a

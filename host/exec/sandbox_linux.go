@@ -49,7 +49,7 @@ func (r *Runner) wrap(cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
 		}
 		cfg := helperConfig{Path: cmd.Path, Args: cmd.Args, DirFD: 3, StatusFD: -1}
 		b, _ := json.Marshal(cfg)
-		cmd.Path, cmd.Args, cmd.Dir = *exe, []string{"agenthost-start"}, ""
+		cmd.Path, cmd.Args, cmd.Dir = helperPath(*exe), []string{"agenthost-start"}, ""
 		cmd.ExtraFiles = []*os.File{s.dir}
 		cmd.Env = append(cmd.Env, helperEnv+"="+string(b))
 		return &sandboxRun{statusR: -1}, nil
@@ -183,13 +183,23 @@ func (r *Runner) wrap(cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
 	)
 	env = append(env, s.env...)
 	cmd.Env = append(env, helperEnv+"="+string(b))
-	cmd.Path, cmd.Args = *exe, []string{"agenthost-sandbox"}
+	cmd.Path, cmd.Args = helperPath(*exe), []string{"agenthost-sandbox"}
 	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = attr
 
 	sr.snap = snapshotProtected(sb.Roots, sb.Protect)
 	rep.Enforced = append(rep.Enforced, "protect")
 	return sr, nil
+}
+
+// helperPath is the file to run as the helper: /proc/self/exe, which is
+// this program's image even when its file was replaced or removed since it
+// started (an upgrade), else the path SandboxMain found.
+func helperPath(exe string) string {
+	if haveProcFD() {
+		return "/proc/self/exe"
+	}
+	return exe
 }
 
 // startRefused reports whether err is the kernel refusing the
