@@ -40,10 +40,10 @@ func main() {
 		vs = append(vs, variant{"bwrap (ro /, rw ws, unshare-all) bash -c true", []string{p, "--ro-bind", "/", "/", "--bind", ws, ws, "--dev", "/dev", "--unshare-all", "--die-with-parent", "bash", "-c", "true"}})
 	}
 	if p, err := exec.LookPath("srt"); err == nil {
-		vs = append(vs, variant{"srt bash -c true", []string{p, "bash -c true"}})
+		vs = append(vs, variant{"srt bash -c true", []string{p, "bash", "-c", "true"}})
 	}
 	if p, err := exec.LookPath("codex"); err == nil {
-		vs = append(vs, variant{"codex sandbox linux bash -c true", []string{p, "sandbox", "linux", "--full-auto", "bash", "-c", "true"}})
+		vs = append(vs, variant{"codex sandbox (workspace-write) bash -c true", []string{p, "sandbox", "-c", `sandbox_mode="workspace-write"`, "--", "bash", "-c", "true"}})
 	}
 	res := make([][]time.Duration, len(vs))
 	for i := 0; i < *runs; i++ {

@@ -139,13 +139,40 @@ func (f *sbFixture) sandbox() *Sandbox {
 	return &Sandbox{Roots: []string{f.ws}, Home: f.home, DenyRead: []string{"custom-secret.txt"}, Required: true}
 }
 
+// compareWith is, when set, another sandbox's command prefix to run the
+// tables under instead of ours (AGENTHOST_SANDBOX_COMPARE, e.g. "srt" or
+// "codex sandbox linux --full-auto --"): the tables then count what gets
+// through and what breaks instead of failing (see bench/sandbox).
+var compareWith = os.Getenv("AGENTHOST_SANDBOX_COMPARE")
+
+// request is the request that runs command in the workspace: in our
+// sandbox, or unsandboxed under compareWith.
+func (f *sbFixture) request(command string, sb *Sandbox, env ...string) Request {
+	req := Request{
+		Command: command, Cwd: f.ws, Dir: f.wsDir, Sandbox: sb,
+		Env: append(append(f.gitEnv(), "OTHER="+f.other, "PY="+f.python), env...),
+	}
+	if compareWith != "" {
+		req.Command = compareWith + " bash -c " + shellQuote(command)
+		req.Sandbox = nil
+		// A temporary directory of the command's own, as ours gets:
+		// not the test's, which holds the fixture.
+		// (AGENTHOST_SANDBOX_COMPARE_TMPDIR: a short path, for the
+		// unix sockets some sandboxes make there.)
+		tmp := os.Getenv("AGENTHOST_SANDBOX_COMPARE_TMPDIR")
+		if tmp == "" {
+			tmp = filepath.Join(f.base, "cmdtmp")
+		}
+		os.MkdirAll(tmp, 0o700)
+		req.Env = append(req.Env, "TMPDIR="+tmp)
+	}
+	return req
+}
+
 // run runs command sandboxed in the workspace.
 func (f *sbFixture) run(t *testing.T, command string, env ...string) Output {
 	t.Helper()
-	out, err := f.r.Exec(context.Background(), Request{
-		Command: command, Cwd: f.ws, Dir: f.wsDir, Sandbox: f.sandbox(),
-		Env: append(append(f.gitEnv(), "OTHER="+f.other, "PY="+f.python), env...),
-	})
+	out, err := f.r.Exec(context.Background(), f.request(command, f.sandbox(), env...))
 	if err != nil {
 		t.Fatalf("%q did not start: %v", command, err)
 	}
@@ -383,6 +410,17 @@ func TestSandboxAttacks(t *testing.T) {
 	for p, m := range f.secrets {
 		attacks = append(attacks, attack{"read " + strings.TrimPrefix(p, f.home+"/"), "cat " + p + "; cat " + filepath.Dir(p) + "/*", notIn(m)})
 	}
+	if compareWith != "" {
+		var through []string
+		for _, a := range attacks {
+			out := f.run(t, a.cmd)
+			if failsCheck(a.check, out) {
+				through = append(through, a.name)
+			}
+		}
+		t.Logf("under %q: %d of %d attacks got through: %s", compareWith, len(through), len(attacks), strings.Join(through, "; "))
+		return
+	}
 	// The checks can fail: a few attacks, run without the sandbox, are
 	// seen by them.
 	control := map[string]bool{"write another project": true, "tcp4 connect": true, "plant pre-commit hook": true, "read .ssh/key": true, ".envrc": true}
@@ -431,6 +469,14 @@ func failsCheck(check func(t checker, out Output), out Output) bool {
 	r := &recorder{}
 	check(r, out)
 	return r.failed
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
 }
 
 func pyAddr(h, p string) string { return fmt.Sprintf(`("%s", %s)`, h, p) }
@@ -499,8 +545,8 @@ func TestSandboxStillWorks(t *testing.T) {
 	cases := []struct{ name, cmd, want string }{
 		{"cc", "cc -o hello hello.c && ./hello", "hello"},
 		{"make", "rm -f hello && make -s && cat made.txt", "hello"},
-		{"python3", `"$PY" -c 'import json,tempfile,os; d=tempfile.mkdtemp(); print(json.dumps({"ok": d.startswith(os.environ["TMPDIR"])}))'`, `{"ok": true}`},
-		{"write TMPDIR", `echo x > "$TMPDIR/f" && cat "$TMPDIR/f" && echo "$TMP" "$TEMP" | grep -q agenthost-sandbox && echo tmp-ok`, "tmp-ok"},
+		{"python3", `"$PY" -c 'import json,tempfile,os; d=tempfile.mkdtemp(); print(json.dumps({"ok": os.path.isdir(d)}))'`, `{"ok": true}`},
+		{"write TMPDIR", `echo x > "${TMPDIR:-/tmp}/f" && cat "${TMPDIR:-/tmp}/f" && echo tmp-ok`, "tmp-ok"},
 		{"git status", "echo b > b.txt && git status --short", "?? b.txt"},
 		{"git diff", "echo more >> a.txt && git diff --stat", "a.txt"},
 		{"git add -A and commit", "git add -A && git commit -qm two && git log --oneline | wc -l", "2"},
@@ -511,17 +557,25 @@ func TestSandboxStillWorks(t *testing.T) {
 	}
 	sb := f.sandbox()
 	sb.WritePaths = []string{strings.TrimSpace(string(gocache))}
+	if compareWith == "" {
+		// Ours: TMP and TEMP name the private directory too.
+		cases = append(cases, struct{ name, cmd, want string }{"TMP and TEMP", `echo "$TMP $TEMP" | grep -c agenthost-sandbox`, "1"})
+	}
+	var broken []string
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if strings.HasPrefix(c.name, "go ") && sb.WritePaths[0] == "" {
 				t.Skip("no go build cache")
 			}
-			out, err := f.r.Exec(context.Background(), Request{
-				Command: c.cmd, Cwd: f.ws, Dir: f.wsDir, Sandbox: sb,
-				Env: append(append(f.gitEnv(), "PY="+f.python), goEnv...),
-			})
+			out, err := f.r.Exec(context.Background(), f.request(c.cmd, sb, goEnv...))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if compareWith != "" {
+				if out.ExitCode != 0 || !strings.Contains(out.Stdout, c.want) {
+					broken = append(broken, c.name+" ("+strings.TrimSpace(lastLine(out.Stderr))+")")
+				}
+				return
 			}
 			if out.ExitCode != 0 || !strings.Contains(out.Stdout, c.want) {
 				t.Errorf("exit %d, want %q in stdout\nstdout: %s\nstderr: %s", out.ExitCode, c.want, out.Stdout, out.Stderr)
@@ -530,6 +584,10 @@ func TestSandboxStillWorks(t *testing.T) {
 				t.Errorf("restored %v after an everyday command", out.Sandbox.Restored)
 			}
 		})
+	}
+	if compareWith != "" {
+		t.Logf("under %q: %d of %d everyday commands broke: %s", compareWith, len(broken), len(cases), strings.Join(broken, "; "))
+		return
 	}
 	// The remote added above was kept: `git remote add` writes only
 	// harmless keys.
