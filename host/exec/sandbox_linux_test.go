@@ -552,6 +552,7 @@ func TestSandboxStillWorks(t *testing.T) {
 		{"git add -A and commit", "git add -A && git commit -qm two && git log --oneline | wc -l", "2"},
 		{"git remote add", "git remote add origin https://example.com/r.git && git remote", "origin"},
 		{"git init elsewhere", "git init -q fresh && git -C fresh status --short && echo init-ok", "init-ok"},
+		{"npm and node", `command -v npm >/dev/null || { echo "npm-ok (no npm here)"; exit 0; }; mkdir -p js && cd js && npm init -y >/dev/null && node -e 'console.log(require("./package.json").name + " npm-ok")'`, "npm-ok"},
 		{"go build", "cd gopkg && go build ./... && echo built", "built"},
 		{"go test", "cd gopkg && go test -count=1 ./...", "ok"},
 	}
