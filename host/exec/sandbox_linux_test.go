@@ -285,10 +285,6 @@ func TestSandboxAttacks(t *testing.T) {
 	defer func() { victim.Process.Kill(); victim.Wait() }()
 	vpid := strconv.Itoa(victim.Process.Pid)
 
-	py := f.python
-	if py == "" {
-		t.Fatal("python3 is needed for the socket attacks")
-	}
 	pyConnect := func(family, addr string) string {
 		return fmt.Sprintf(`"$PY" -c 'import socket,sys; s=socket.socket(socket.%s, socket.SOCK_STREAM); s.settimeout(2); s.connect(%s); print("CONN"+"ECTED")'`, family, addr)
 	}
@@ -425,7 +421,7 @@ func TestSandboxAttacks(t *testing.T) {
 	// seen by them.
 	control := map[string]bool{"write another project": true, "tcp4 connect": true, "plant pre-commit hook": true, "read .ssh/key": true, ".envrc": true}
 	for _, a := range attacks {
-		if !control[a.name] {
+		if !control[a.name] || strings.Contains(a.cmd, "$PY") && f.python == "" {
 			continue
 		}
 		out, err := f.r.Exec(context.Background(), Request{Command: a.cmd, Cwd: f.ws, Dir: f.wsDir,
@@ -443,6 +439,9 @@ func TestSandboxAttacks(t *testing.T) {
 
 	for _, a := range attacks {
 		t.Run(a.name, func(t *testing.T) {
+			if strings.Contains(a.cmd, "$PY") && f.python == "" {
+				t.Skip("skipped: python3 is not installed (it makes the sockets)")
+			}
 			out := f.run(t, a.cmd)
 			a.check(t, out)
 			if t.Failed() || testing.Verbose() {
@@ -567,6 +566,14 @@ func TestSandboxStillWorks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if strings.HasPrefix(c.name, "go ") && sb.WritePaths[0] == "" {
 				t.Skip("no go build cache")
+			}
+			if strings.Contains(c.cmd, "$PY") && f.python == "" {
+				t.Skip("skipped: python3 is not installed")
+			}
+			for _, tool := range map[string][]string{"cc": {"cc"}, "make": {"make", "cc"}, "go build": {"go"}, "go test": {"go"}}[c.name] {
+				if _, err := osexec.LookPath(tool); err != nil {
+					t.Skipf("skipped: %s is not installed", tool)
+				}
 			}
 			out, err := f.r.Exec(context.Background(), f.request(c.cmd, sb, goEnv...))
 			if err != nil {
