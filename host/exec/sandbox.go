@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 )
 
 // ErrNoSandbox is wrapped by the error of a run whose Sandbox is Required
@@ -199,7 +200,7 @@ const helperEnv = "AGENTHOST_SANDBOX_HELPER_V1"
 // and its fallback should the initializer not have run.
 func SandboxMain() {
 	if v, ok := os.LookupEnv(helperEnv); ok {
-		os.Exit(helperMain(v))
+		exitHelper(helperMain(v))
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -214,9 +215,15 @@ func SandboxMain() {
 // removes it before the command runs, so no other process sees it.
 func init() {
 	if v, ok := os.LookupEnv(helperEnv); ok {
-		os.Exit(helperMain(v))
+		exitHelper(helperMain(v))
 	}
 }
+
+// exitHelper ends the helper process with code. It is syscall.Exit, not
+// os.Exit, which under the race detector sleeps a second at exit for late
+// reports: a helper that only waited would make every sandboxed command of
+// a race-enabled program a second slower.
+func exitHelper(code int) { syscall.Exit(code) }
 
 // denyPaths returns the absolute paths sb denies reading, each also as
 // its target when it is a symbolic link.
