@@ -109,6 +109,9 @@ type Report struct {
 	// Restored lists the protected paths the command changed and that
 	// were put back (or removed, when they were new) after it ended.
 	Restored []string `json:"restored,omitempty"`
+	// LandlockABI is the Landlock ABI version the rules were made for, 0
+	// when Landlock was not used.
+	LandlockABI int `json:"landlock_abi,omitempty"`
 }
 
 // On reports whether part is among r.Enforced.

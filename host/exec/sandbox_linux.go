@@ -125,7 +125,8 @@ func (r *Runner) wrap(cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
 			cfg.Writes = append(cfg.Writes, sb.Roots...)
 		}
 		cfg.DevFiles = []string{"/dev/null", "/dev/zero", "/dev/tty"}
-		rep.Enforced = append(rep.Enforced, fmt.Sprintf("landlock-fs (ABI %d)", abi))
+		rep.Enforced = append(rep.Enforced, "landlock-fs")
+		rep.LandlockABI = abi
 		if !sb.Network {
 			if abi >= 4 {
 				cfg.HandledNet = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP

@@ -591,6 +591,11 @@ func TestSandboxStillWorks(t *testing.T) {
 			if len(out.Sandbox.Restored) > 0 {
 				t.Errorf("restored %v after an everyday command", out.Sandbox.Restored)
 			}
+			for _, part := range []string{"env", "landlock-fs", "seccomp", "userns", "pidns", "netns", "protect"} {
+				if !out.Sandbox.On(part) {
+					t.Errorf("report %+v: %s not enforced", out.Sandbox, part)
+				}
+			}
 		})
 	}
 	if compareWith != "" {
