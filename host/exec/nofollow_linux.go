@@ -36,7 +36,7 @@ func openParent(root, rel string) (int, string, error) {
 			unix.Close(fd)
 			return -1, "", unix.EINVAL
 		}
-		nfd, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		nfd, err := openatOwner(fd, c, unix.O_RDONLY|unix.O_DIRECTORY)
 		unix.Close(fd)
 		if err != nil {
 			return -1, "", err
@@ -56,7 +56,30 @@ func openNoFollow(root, rel string, flags int) (int, error) {
 		return dfd, nil
 	}
 	defer unix.Close(dfd)
-	return unix.Openat(dfd, name, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	return openatOwner(dfd, name, flags)
+}
+
+// openatOwner opens name in dfd without following a link. When the mode
+// refuses it (EACCES: a command that cannot be stopped from chmod-ing its
+// own files made a directory unlistable, 0311, or a file unreadable, to
+// hide what it planted from this check while git or direnv can still use
+// it by name), the owner's read, write and search bits are added, which
+// the owner may always do, and the open is tried again. As root the
+// first open succeeds anyway.
+func openatOwner(dfd int, name string, flags int) (int, error) {
+	flags |= unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fd, err := unix.Openat(dfd, name, flags, 0)
+	if err != unix.EACCES {
+		return fd, err
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return -1, err
+	}
+	if unix.Fchmodat(dfd, name, st.Mode&0o7777|0o700, 0) != nil {
+		return -1, err
+	}
+	return unix.Openat(dfd, name, flags, 0)
 }
 
 func lstatNoFollow(root, rel string) (*unix.Stat_t, error) {

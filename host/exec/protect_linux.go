@@ -36,6 +36,9 @@ type protEntry struct {
 	data []byte      // file contents; nil when over the cap
 	link string      // link target
 	big  bool
+	// stamp identifies a file too big to keep (inode, size, change
+	// time): a change to it shows in the stamp.
+	stamp [4]int64
 }
 
 // protectSnap is the protected set of some roots at one moment.
@@ -110,7 +113,7 @@ func (w *protWalker) dirAt(fd int, rel string) {
 			continue
 		}
 		if isDir {
-			cfd, err := unix.Openat(int(f.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			cfd, err := openatOwner(int(f.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY)
 			if err == nil {
 				w.dirAt(cfd, crel)
 			}
@@ -248,6 +251,9 @@ func (w *protWalker) record(rel string) {
 		} else {
 			e.big = true
 		}
+		if e.big {
+			e.stamp = [4]int64{int64(st.Ino), st.Size, st.Ctim.Sec, st.Ctim.Nsec}
+		}
 	case unix.S_IFDIR:
 		w.out[protKey(w.idx, rel)] = e
 		ents, err := readDirNoFollow(w.root, rel)
@@ -296,7 +302,7 @@ func (p *protectSnap) restore() []string {
 	for _, k := range keys {
 		old := p.entries[k]
 		cur, ok := now[k]
-		same := ok && cur.mode == old.mode && cur.link == old.link && bytes.Equal(cur.data, old.data) && cur.big == old.big
+		same := ok && cur.mode == old.mode && cur.link == old.link && bytes.Equal(cur.data, old.data) && cur.big == old.big && cur.stamp == old.stamp
 		if same && !slicesContain(gone, k) {
 			continue
 		}

@@ -184,3 +184,26 @@ func TestSandboxKeepsLimits(t *testing.T) {
 		t.Errorf("cancel: %+v", o)
 	}
 }
+
+// TestProtectSeesUnlistableDirs: a planted hook in a directory the
+// command made unlistable (0311: git can still run it by name) is found
+// and removed. Only meaningful for a non-root user: root lists any
+// directory.
+func TestProtectSeesUnlistableDirs(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("skipped as root: root lists a 0311 directory anyway (the case is the same user without CAP_DAC_OVERRIDE)")
+	}
+	ws := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755))
+	must(t, os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n\tbare = false\n"), 0o644))
+	snap := snapshotProtected([]string{ws}, nil)
+	hook := filepath.Join(ws, ".git", "hooks", "pre-commit")
+	must(t, os.WriteFile(hook, []byte("#!/bin/sh\n"), 0o755))
+	must(t, os.Chmod(filepath.Join(ws, ".git", "hooks"), 0o311))
+	restored := snap.restore()
+	os.Chmod(filepath.Join(ws, ".git", "hooks"), 0o755)
+	absent(t, hook)
+	if len(restored) == 0 {
+		t.Error("nothing reported restored")
+	}
+}
