@@ -153,11 +153,18 @@ func (w *protWalker) protected(name, rel string) bool {
 	return false
 }
 
-// matchComponent is path.Match for one component, with a fast path for a
-// pattern without metacharacters.
+// matchComponent is path.Match for one component, with fast paths for a
+// pattern without metacharacters and for prefix*suffix: the walk asks it
+// of every name.
 func matchComponent(pat, name string) bool {
 	if !strings.ContainsAny(pat, `*?[\`) {
 		return pat == name
+	}
+	if i := strings.IndexByte(pat, '*'); i >= 0 && !strings.ContainsAny(pat[i+1:], `*?[\`) && !strings.ContainsAny(pat[:i], `?[\`) {
+		// prefix*suffix: the one glob of the default list.
+		prefix, suffix := pat[:i], pat[i+1:]
+		return len(name) >= len(prefix)+len(suffix) && strings.HasPrefix(name, prefix) && strings.HasSuffix(name, suffix) &&
+			!strings.Contains(name, "/")
 	}
 	m, _ := path.Match(pat, name)
 	return m
