@@ -148,7 +148,7 @@ func TestExecThroughHost(t *testing.T) {
 }
 
 // TestExecSandboxPolicy: the Host's policy confines commands to the roots
-// as they are when each starts (AddRoot included), a
+// as they are when each starts (AddRoot and RemoveRoot included), a
 // request cannot loosen it, and with the policy off a request can still
 // ask for a sandbox of its own.
 func TestExecSandboxPolicy(t *testing.T) {
@@ -195,7 +195,7 @@ func TestExecSandboxPolicy(t *testing.T) {
 	if wrote(h, host.ExecRequest{Sandbox: &host.ExecSandbox{Roots: []string{"/"}, WritePaths: []string{out}, Network: true}}, filepath.Join(out, "x")) {
 		t.Error("a request's Sandbox widened the Host's policy")
 	}
-	// A root added applies to commands started afterwards.
+	// Roots added and removed apply to commands started afterwards.
 	if wrote(h, host.ExecRequest{}, filepath.Join(extra, "x")) {
 		t.Error("wrote into a directory before it was a root")
 	}
@@ -204,6 +204,12 @@ func TestExecSandboxPolicy(t *testing.T) {
 	}
 	if !wrote(h, host.ExecRequest{}, filepath.Join(extra, "x")) {
 		t.Error("could not write into a root added before the command")
+	}
+	if err := h.RemoveRoot(extra); err != nil {
+		t.Fatal(err)
+	}
+	if wrote(h, host.ExecRequest{}, filepath.Join(extra, "x")) {
+		t.Error("wrote into a root removed before the command")
 	}
 
 	// Policy off: unconfined, loudly in the report (none); a request may

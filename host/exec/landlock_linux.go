@@ -156,15 +156,9 @@ func readGrants(deny []string) []readGrant {
 			child := filepath.Join(dir, e.Name())
 			t := e.Type()
 			if t&os.ModeSymlink != 0 {
-				// A link is followed when used, and Landlock checks
-				// what it leads to: a rule on the link itself would
-				// be on its target. Grant the target only if it is
-				// not denied.
-				if tgt, err := filepath.EvalSymlinks(child); err == nil {
-					if fi, err := os.Stat(tgt); err == nil && !coveredBy(tgt, clean) {
-						out = append(out, readGrant{Path: child, Dir: fi.IsDir()})
-					}
-				}
+				// A link needs no rule: Landlock checks what a path
+				// leads to, and wherever the target lies it is under
+				// "/", so granted (or denied) where it is.
 				continue
 			}
 			grant(child, t.IsDir())
@@ -172,14 +166,4 @@ func readGrants(deny []string) []readGrant {
 	}
 	grant("/", true)
 	return out
-}
-
-// coveredBy reports whether p is one of deny or beneath one, or holds one.
-func coveredBy(p string, deny []string) bool {
-	for _, d := range deny {
-		if d == p || strings.HasPrefix(p, d+"/") || strings.HasPrefix(d, p+"/") || p == "/" {
-			return true
-		}
-	}
-	return false
 }
