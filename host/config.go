@@ -37,6 +37,44 @@ type Config struct {
 	Exec ExecLimits
 	// MaxReadBytes caps ReadFile; 0 means hostfs.DefaultMaxReadBytes.
 	MaxReadBytes int64
-	// Home overrides $HOME for ~ expansion; "" means os.UserHomeDir.
+	// Home overrides $HOME for ~ expansion and for the secrets a
+	// sandboxed command may not read; "" means os.UserHomeDir.
 	Home string
+	// Sandbox is the policy for the commands of Exec and RunCapture (and
+	// so of the hooks run through the Host). The zero value sandboxes
+	// every command with what this system offers (see SandboxPolicy).
+	Sandbox SandboxPolicy
+}
+
+// SandboxPolicy is the Host's policy for commands. It is the embedder's:
+// a request can only make it stricter (see Host.Exec).
+//
+// The zero value confines every command (on Linux: Landlock, seccomp and
+// new user, network, PID and IPC namespaces; see host/exec.Sandbox): it
+// writes only inside the roots and a private temporary directory, reads
+// no secret of the home directory, reaches no network, plants nothing
+// that runs later and leaves no process behind. Where the system lacks a
+// part the command still runs, and ExecOutput.Sandbox says what was
+// enforced; set Required to refuse instead.
+type SandboxPolicy struct {
+	// Off runs commands unconfined, with every right of this process.
+	Off bool
+	// Required refuses to start a command (errors.Is(err, ErrNoSandbox))
+	// when any part of the sandbox is missing here.
+	Required bool
+	// Network lets commands use the network.
+	Network bool
+	// DenyRead are more paths commands may not read, beside the default
+	// secrets (host/exec.DefaultDenyRead); relative ones are under Home.
+	DenyRead []string
+	// WritePaths are more directories commands may write (a cache the
+	// embedder trusts); nothing in them is checked after a run.
+	WritePaths []string
+	// AllowEnv names environment variables passed to commands although
+	// they look like credentials (host/exec.DefaultScrubEnv).
+	AllowEnv []string
+	// ScrubEnv are more name patterns of variables not passed.
+	ScrubEnv []string
+	// Protect are more protected paths (host/exec.ProtectedPaths).
+	Protect []string
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"os"
 	"time"
 
 	hostexec "github.com/agenthost/agenthost/host/exec"
@@ -9,13 +10,14 @@ import (
 )
 
 // ExecRequest is one shell command for Exec: Command, Cwd, Timeout, and
-// optionally Env, Combined and Shell. It is [hostexec.Request], where each
+// optionally Env, Combined, Shell and a stricter Sandbox. It is [hostexec.Request], where each
 // field is documented: go doc github.com/agenthost/agenthost/host/exec Request.
 type ExecRequest = hostexec.Request
 
 // ExecOutput is what a command produced: its streams within the output
 // limit (head and tail kept), exit code or signal, whether it timed out,
-// was cancelled or was truncated, and how long it took. It is
+// was cancelled or was truncated, how long it took, and what sandbox
+// confined it (Sandbox, nil when none). It is
 // [hostexec.Output], where each field is documented: go doc
 // github.com/agenthost/agenthost/host/exec Output.
 type ExecOutput = hostexec.Output
@@ -24,33 +26,82 @@ type ExecOutput = hostexec.Output
 // found (or ExecRequest.Shell names no program).
 var ErrNoShell = hostexec.ErrNoShell
 
+// ErrNoSandbox is wrapped by Exec's and RunCapture's error when the
+// sandbox is Required (by the Host's policy or the request) and this
+// kernel, OS or program cannot give every part of it; the message names
+// what is missing. Nothing was started.
+var ErrNoSandbox = hostexec.ErrNoSandbox
+
+// ExecSandbox is a request's own sandbox (ExecRequest.Sandbox): it can
+// only make the Host's policy stricter. Its fields are those of
+// [hostexec.Sandbox]: go doc github.com/agenthost/agenthost/host/exec Sandbox.
+type ExecSandbox = hostexec.Sandbox
+
+// SandboxReport says what confined a run (ExecOutput.Sandbox): the parts
+// enforced and missing and the protected paths restored, as in
+// [hostexec.Report]: go doc github.com/agenthost/agenthost/host/exec Report.
+type SandboxReport = hostexec.Report
+
 // Exec runs req.Command through the shell (bash if on PATH, else sh; not a
 // login shell) in the directory req.Cwd, which is resolved like the cwd of
 // the file operations (absolute, or relative to the workspace root; ""
 // is the workspace root) and, under Jailed, must lie inside a root.
 //
-// The jail decides only where the command starts. It does not confine
-// what the command does: a shell command can read, write and delete
-// anything the user can, inside the roots or not. Confining it needs an
-// OS sandbox, which the Host does not provide.
+// Unless Config.Sandbox is Off, the command runs sandboxed (see
+// SandboxPolicy): it can write only inside the roots as they are when it
+// starts (AddRoot and RemoveRoot apply to commands started afterwards)
+// and its private temporary directory, and ExecOutput.Sandbox says what
+// was enforced and which protected paths were restored after it. A
+// request's own ExecRequest.Sandbox only makes the policy stricter: it
+// may set Required, turn Network off, and add DenyRead, ScrubEnv and
+// Protect entries; its Roots, WritePaths and AllowEnv are ignored (the
+// Host's are used). With the policy Off, a request's Sandbox still
+// confines that request. The program must call SandboxMain at the top of
+// main (agent-host does); without it the sandbox is reported missing.
 //
 // The error is non-nil only when nothing was started: a cwd outside every
 // root (ErrEscape), missing (fs.ErrNotExist) or not a directory; no shell
-// (ErrNoShell); a ctx already done. A non-zero exit, a signal, a timeout
+// (ErrNoShell); a Required sandbox this system cannot give
+// (ErrNoSandbox); a ctx already done. A non-zero exit, a signal, a timeout
 // or a cancellation is reported in ExecOutput with a nil error; the
 // command never outlives the call, nor does anything it started in its
 // process group (see host/exec for the kill sequence and the limits).
 //
 // A command may change any file, so after a run the invocation in ctx (see
 // package invalidation) is told that contents, names and git metadata may
-// all have changed.
+// all have changed. The notice stays "possible change of all paths" for a
+// sandboxed command too, but a subscriber may rely on one more thing: a
+// sandboxed command (ExecOutput.Sandbox reporting "landlock-fs") can
+// only write inside the roots, so nothing outside them has changed.
 func (h *Host) Exec(ctx context.Context, req ExecRequest) (ExecOutput, error) {
+	return h.exec(ctx, req, true)
+}
+
+// ExecUnconfined is Exec without the Host's sandbox, whatever its policy
+// (a request's own ExecRequest.Sandbox still applies). It is for the
+// embedding program's own trusted commands, such as a hook the user
+// declared unsandboxed (tools.Hook.Unsandboxed), never for a command a
+// model wrote.
+func (h *Host) ExecUnconfined(ctx context.Context, req ExecRequest) (ExecOutput, error) {
+	return h.exec(ctx, req, false)
+}
+
+func (h *Host) exec(ctx context.Context, req ExecRequest, confine bool) (ExecOutput, error) {
 	dir, canon, err := h.openDir(ctx, req.Cwd)
 	if err != nil {
 		return ExecOutput{}, err
 	}
 	defer dir.Close()
-	req.Cwd, req.Dir = canon, dir
+	policy := h.cfg.Sandbox
+	if !confine {
+		policy = SandboxPolicy{Off: true}
+	}
+	sb, closeRoots, err := h.sandboxFor(ctx, policy, req.Sandbox)
+	if err != nil {
+		return ExecOutput{}, err
+	}
+	defer closeRoots()
+	req.Cwd, req.Dir, req.Sandbox = canon, dir, sb
 	out, err := h.runner.Exec(ctx, req)
 	if err == nil {
 		mayHaveChangedAnything(ctx)
@@ -70,11 +121,72 @@ func (h *Host) RunCapture(ctx context.Context, program string, args []string, cw
 		return ExecOutput{}, err
 	}
 	defer dir.Close()
-	out, err := h.runner.RunCaptureIn(ctx, dir, program, args, canon, timeout)
+	sb, closeRoots, err := h.sandboxFor(ctx, h.cfg.Sandbox, nil)
+	if err != nil {
+		return ExecOutput{}, err
+	}
+	defer closeRoots()
+	out, err := h.runner.Capture(ctx, hostexec.Capture{
+		Program: program, Args: args, Cwd: canon, Dir: dir, Timeout: timeout, Sandbox: sb,
+	})
 	if err == nil {
 		mayHaveChangedAnything(ctx)
 	}
 	return out, err
+}
+
+// SandboxPolicy returns the Host's policy for commands (Config.Sandbox).
+func (h *Host) SandboxPolicy() SandboxPolicy { return h.cfg.Sandbox }
+
+// SandboxMain must be called first thing in main by a program whose Host
+// sandboxes commands (see host/exec.SandboxMain): a sandboxed command is
+// started by running the program again as a helper, and in that process
+// SandboxMain does the helper's work and never returns.
+func SandboxMain() { hostexec.SandboxMain() }
+
+// sandboxFor returns the sandbox of one run: the policy p made
+// stricter by req, with the roots as they are now, opened through the
+// jail so that a root swapped for a link cannot widen the rules. nil
+// when the policy is Off and req asks for nothing. The caller calls done
+// once the run has returned.
+func (h *Host) sandboxFor(ctx context.Context, p SandboxPolicy, req *ExecSandbox) (sb *ExecSandbox, done func(), err error) {
+	done = func() {}
+	if p.Off && req == nil {
+		return nil, done, nil
+	}
+	sb = &ExecSandbox{Home: h.cfg.Home}
+	if !p.Off {
+		sb.Required = p.Required
+		sb.Network = p.Network
+		sb.DenyRead = append(sb.DenyRead, p.DenyRead...)
+		sb.WritePaths = append(sb.WritePaths, p.WritePaths...)
+		sb.AllowEnv = append(sb.AllowEnv, p.AllowEnv...)
+		sb.ScrubEnv = append(sb.ScrubEnv, p.ScrubEnv...)
+		sb.Protect = append(sb.Protect, p.Protect...)
+	}
+	if req != nil {
+		sb.Required = sb.Required || req.Required
+		sb.Network = sb.Network && req.Network && !p.Off
+		sb.DenyRead = append(sb.DenyRead, req.DenyRead...)
+		sb.ScrubEnv = append(sb.ScrubEnv, req.ScrubEnv...)
+		sb.Protect = append(sb.Protect, req.Protect...)
+	}
+	var dirs []*os.File
+	done = func() {
+		for _, d := range dirs {
+			d.Close()
+		}
+	}
+	for _, root := range h.Roots() {
+		d, canon, err := h.openDir(ctx, root)
+		if err != nil {
+			continue // removed meanwhile: not writable then
+		}
+		dirs = append(dirs, d)
+		sb.Roots = append(sb.Roots, canon)
+	}
+	sb.RootDirs = dirs
+	return sb, done, nil
 }
 
 // mayHaveChangedAnything records that a command ran: it may have changed

@@ -15,6 +15,13 @@ import (
 	"github.com/agenthost/agenthost/host"
 )
 
+// TestMain lets this test binary be the sandbox helper of the commands
+// its Hosts run (see host.SandboxMain).
+func TestMain(m *testing.M) {
+	host.SandboxMain()
+	os.Exit(m.Run())
+}
+
 // execTree makes ws/ (the workspace, with sub/, a file f and a link lod
 // to ../out), ws2/ (a second root) and out/ (outside), and returns the
 // canonical temp dir.
@@ -137,5 +144,89 @@ func TestExecThroughHost(t *testing.T) {
 	}
 	if _, err := h.Exec(ctx, host.ExecRequest{Command: "true", Shell: "/no/such/shell"}); !errors.Is(err, host.ErrNoShell) {
 		t.Fatalf("missing shell: %v", err)
+	}
+}
+
+// TestExecSandboxPolicy: the Host's policy confines commands to the roots
+// as they are when each starts (AddRoot and RemoveRoot included), a
+// request cannot loosen it, and with the policy off a request can still
+// ask for a sandbox of its own.
+func TestExecSandboxPolicy(t *testing.T) {
+	dir := execTree(t)
+	probe, err := host.New(host.Config{WorkspaceRoot: filepath.Join(dir, "ws"), Sandbox: host.SandboxPolicy{Required: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = probe.Exec(context.Background(), host.ExecRequest{Command: "true"})
+	probe.Close()
+	if errors.Is(err, host.ErrNoSandbox) {
+		t.Skipf("skipped: no sandbox on this system: %v", err)
+	}
+	out, extra := filepath.Join(dir, "out"), filepath.Join(dir, "extra")
+	if err := os.Mkdir(extra, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.New(host.Config{WorkspaceRoot: filepath.Join(dir, "ws"), Sandbox: host.SandboxPolicy{Required: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	wrote := func(h *host.Host, req host.ExecRequest, target string) bool {
+		t.Helper()
+		os.Remove(target)
+		req.Command = "echo x > '" + target + "'"
+		o, err := h.Exec(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = os.Stat(target)
+		if err == nil && o.Sandbox != nil {
+			t.Logf("%s written; report %+v", target, o.Sandbox)
+		}
+		return err == nil
+	}
+	if !wrote(h, host.ExecRequest{}, filepath.Join(dir, "ws", "in")) {
+		t.Error("a sandboxed command could not write inside the workspace")
+	}
+	if wrote(h, host.ExecRequest{}, filepath.Join(out, "x")) {
+		t.Error("a sandboxed command wrote outside the roots")
+	}
+	// A request's own sandbox cannot widen the Host's.
+	if wrote(h, host.ExecRequest{Sandbox: &host.ExecSandbox{Roots: []string{"/"}, WritePaths: []string{out}, Network: true}}, filepath.Join(out, "x")) {
+		t.Error("a request's Sandbox widened the Host's policy")
+	}
+	// Roots added and removed apply to commands started afterwards.
+	if wrote(h, host.ExecRequest{}, filepath.Join(extra, "x")) {
+		t.Error("wrote into a directory before it was a root")
+	}
+	if _, err := h.AddRoot(extra); err != nil {
+		t.Fatal(err)
+	}
+	if !wrote(h, host.ExecRequest{}, filepath.Join(extra, "x")) {
+		t.Error("could not write into a root added before the command")
+	}
+	if err := h.RemoveRoot(extra); err != nil {
+		t.Fatal(err)
+	}
+	if wrote(h, host.ExecRequest{}, filepath.Join(extra, "x")) {
+		t.Error("wrote into a root removed before the command")
+	}
+
+	// Policy off: unconfined, loudly in the report (none); a request may
+	// still ask for a sandbox.
+	off, err := host.New(host.Config{WorkspaceRoot: filepath.Join(dir, "ws"), Sandbox: host.SandboxPolicy{Off: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer off.Close()
+	if !wrote(off, host.ExecRequest{}, filepath.Join(out, "x")) {
+		t.Error("with the policy off, the command could not write outside")
+	}
+	if wrote(off, host.ExecRequest{Sandbox: &host.ExecSandbox{Required: true}}, filepath.Join(out, "x")) {
+		t.Error("with the policy off, a request's own sandbox did not confine it")
+	}
+	o, err := off.Exec(context.Background(), host.ExecRequest{Command: "true"})
+	if err != nil || o.Sandbox != nil {
+		t.Errorf("policy off: report %+v, err %v; want no report", o.Sandbox, err)
 	}
 }

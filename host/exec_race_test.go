@@ -14,8 +14,14 @@ import (
 
 // TestExecCwdSwapRace: while a directory inside the workspace is swapped
 // with a link to outside, a command whose cwd names it must never start
-// outside: the Host starts it in the descriptor the jail opened.
+// outside: the Host starts it in the descriptor the jail opened (through
+// /proc/self/fd unsandboxed, with fchdir in the sandbox helper).
 func TestExecCwdSwapRace(t *testing.T) {
+	t.Run("unsandboxed", func(t *testing.T) { execCwdSwapRace(t, host.SandboxPolicy{Off: true}) })
+	t.Run("sandboxed", func(t *testing.T) { execCwdSwapRace(t, host.SandboxPolicy{}) })
+}
+
+func execCwdSwapRace(t *testing.T, policy host.SandboxPolicy) {
 	if testing.Short() {
 		t.Skip("race test: skipped under -short")
 	}
@@ -24,7 +30,7 @@ func TestExecCwdSwapRace(t *testing.T) {
 	os.MkdirAll(filepath.Join(ws, "d"), 0o755)
 	os.MkdirAll(out, 0o755)
 	os.Symlink(out, filepath.Join(ws, "l"))
-	h := newHost(t, host.Config{WorkspaceRoot: ws})
+	h := newHost(t, host.Config{WorkspaceRoot: ws, Sandbox: policy})
 	_, stopSwapping := startSwapping(t, ws, [2]string{"d", "l"})
 	defer stopSwapping()
 	started := 0

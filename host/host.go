@@ -110,7 +110,9 @@ func New(cfg Config) (*Host, error) {
 
 // Close releases the roots' descriptors and the walk cache's inotify
 // descriptor. Operations after Close fail.
-func (h *Host) Close() error { return errors.Join(h.jail.Close(), h.walkState().Close()) }
+func (h *Host) Close() error {
+	return errors.Join(h.jail.Close(), h.walkState().Close(), h.runner.Close())
+}
 
 // Jail returns the Host's jail, for packages built on top of the Host.
 func (h *Host) Jail() *jail.Jail { return h.jail }

@@ -36,13 +36,25 @@ type ExecOut struct {
 	Cancelled  bool   `json:"cancelled,omitempty"`
 	Truncated  bool   `json:"truncated,omitempty" jsonschema:"true when an output stream was cut (its head and tail are kept)"`
 	DurationMs int64  `json:"durationMs"`
+	// Sandbox is what confined the command; absent when the server runs
+	// commands unconfined.
+	Sandbox *host.SandboxReport `json:"sandbox,omitempty" jsonschema:"what confined the command: the parts enforced, the parts missing on this system, and protected paths restored after it"`
 }
 
 func (s *Server) addExecTools() {
 	lim := s.h.Limits()
+	confined := " The command runs in a sandbox: it can write only inside the roots and its own $TMPDIR, cannot read the user's secrets " +
+		"(~/.ssh, ~/.aws, ...), has no network, and changes to git hooks, .git/config and agent settings files are undone after it; " +
+		"its whole process tree ends with it."
+	if p := s.h.SandboxPolicy(); p.Off {
+		confined = " WARNING: the server runs commands UNCONFINED: a command can do anything the user can."
+		s.log.Print("agent-host mcp: WARNING: exec and run_capture run commands UNCONFINED (the Host's sandbox is off)")
+	} else if p.Network {
+		confined = strings.Replace(confined, "has no network", "may use the network", 1)
+	}
 	limits := fmt.Sprintf(" The default timeout is %s, the maximum %s; each output stream is cut to %d bytes (head and tail kept). "+
-		"The command's process group is killed at the timeout. Only where it starts is confined to the roots: what it does is not.",
-		lim.DefaultTimeout, lim.MaxTimeout, lim.MaxOutputBytes)
+		"The command's process group is killed at the timeout.",
+		lim.DefaultTimeout, lim.MaxTimeout, lim.MaxOutputBytes) + confined
 	addTool(s, &mcp.Tool{
 		Name:        "exec",
 		Description: "Run a shell command and return its exit code, standard output and standard error." + limits,
@@ -69,6 +81,9 @@ func (s *Server) runCapture(ctx context.Context, in runCaptureIn) (*mcp.CallTool
 		return nil, ExecOut{}, errors.New("program is empty")
 	}
 	out, err := s.h.RunCapture(ctx, in.Program, in.Args, in.Cwd, millis(in.TimeoutMs))
+	if errors.Is(err, host.ErrNoSandbox) {
+		return nil, ExecOut{}, fmt.Errorf("the command was not started: %v", err)
+	}
 	if errors.Is(err, exec.ErrNotFound) {
 		return nil, ExecOut{}, fmt.Errorf("%s was not found on PATH (%v)", quote(in.Program), err)
 	}
@@ -90,6 +105,9 @@ func (s *Server) execResult(ctx context.Context, cwd string, o host.ExecOutput, 
 		if cwd == "" {
 			cwd = "."
 		}
+		if errors.Is(err, host.ErrNoSandbox) {
+			return nil, ExecOut{}, fmt.Errorf("the command was not started: %v", err)
+		}
 		if errors.Is(err, host.ErrNoShell) {
 			return nil, ExecOut{}, fmt.Errorf("no shell to run the command with (%v); use run_capture", err)
 		}
@@ -98,6 +116,7 @@ func (s *Server) execResult(ctx context.Context, cwd string, o host.ExecOutput, 
 	eo := ExecOut{
 		ExitCode: o.ExitCode, Signal: o.Signal, Stdout: o.Stdout, Stderr: o.Stderr,
 		TimedOut: o.TimedOut, Cancelled: o.Cancelled, Truncated: o.Truncated, DurationMs: o.Duration.Milliseconds(),
+		Sandbox: o.Sandbox,
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "exit code %d", o.ExitCode)
@@ -114,6 +133,15 @@ func (s *Server) execResult(ctx context.Context, cwd string, o host.ExecOutput, 
 		b.WriteString(", output cut (head and tail kept)")
 	}
 	fmt.Fprintf(&b, " (%s)\n", o.Duration.Round(time.Millisecond))
+	switch sb := o.Sandbox; {
+	case sb == nil:
+		b.WriteString("NOT sandboxed: the command ran with every right of the user\n")
+	case len(sb.Missing) > 0:
+		fmt.Fprintf(&b, "sandbox incomplete on this system: %s\n", strings.Join(sb.Missing, "; "))
+	}
+	if sb := o.Sandbox; sb != nil && len(sb.Restored) > 0 {
+		fmt.Fprintf(&b, "protected paths changed by the command were restored: %s\n", strings.Join(sb.Restored, ", "))
+	}
 	if o.Stdout != "" {
 		b.WriteString("--- stdout\n")
 		b.WriteString(o.Stdout)

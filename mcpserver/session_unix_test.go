@@ -30,13 +30,14 @@ func TestDisconnectEndsCalls(t *testing.T) {
 			}
 			io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n"+
 				`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
-				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo $$ > pid; exec sleep 30"}}}`+"\n")
+				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo started > pid; exec sleep 30.0417"}}}`+"\n")
 			go io.Copy(io.Discard, stdout)
-			var pid int
+			// The command runs in a PID namespace of its own (the
+			// sandbox), so its $$ is not its pid here: it is found by
+			// its unique argument instead.
 			eventually(t, func() string {
 				b, _ := os.ReadFile(filepath.Join(ws, "pid"))
-				pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-				if pid == 0 {
+				if strings.TrimSpace(string(b)) != "started" || len(pidsRunning("30.0417")) == 0 {
 					return "the command never started"
 				}
 				return ""
@@ -59,11 +60,30 @@ func TestDisconnectEndsCalls(t *testing.T) {
 				t.Errorf("exit took %s", d)
 			}
 			eventually(t, func() string {
-				if syscall.Kill(pid, 0) == nil {
-					return fmt.Sprintf("the command (pid %d) outlived the server", pid)
+				if pids := pidsRunning("30.0417"); len(pids) > 0 {
+					return fmt.Sprintf("the command (pids %v) outlived the server", pids)
 				}
 				return ""
 			})
 		})
 	}
+}
+
+// pidsRunning returns the live processes whose command line holds arg.
+func pidsRunning(arg string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.Contains(string(b), arg) {
+			if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && !strings.Contains(string(st), ") Z ") {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
 }

@@ -53,7 +53,8 @@ const DefaultHookTimeout = 60 * time.Second
 // "command").
 //
 // The contract, as Claude Code's: the command runs through the shell (Host
-// Exec) in the call's working directory with CLAUDE_PROJECT_DIR set to the
+// Exec, so sandboxed by the Host's policy unless Unsandboxed) in the
+// call's working directory with CLAUDE_PROJECT_DIR set to the
 // workspace root, and gets on standard input one JSON object with
 // session_id, transcript_path (when set), cwd, hook_event_name, tool_name,
 // tool_input, tool_use_id and, for PostToolUse, tool_response. Then:
@@ -88,6 +89,14 @@ type Hook struct {
 	// Writes declares what the hook may write; the zero value,
 	// WritesAnywhere, is the safe default.
 	Writes Writes
+	// Unsandboxed runs the hook unconfined, with every right of the user,
+	// even when the Host sandboxes commands (host.SandboxPolicy). By
+	// default a hook runs sandboxed like any command of the Host: it can
+	// write only inside the roots, read no secret and reach no network. A
+	// hook that must (a notifier that posts to a chat, a formatter that
+	// writes a cache in the home directory) is declared so by the user;
+	// a hook's own output cannot ask for it.
+	Unsandboxed bool
 }
 
 // HookRun is what became of one hook.
@@ -199,7 +208,11 @@ func (iv *Invoker) runHook(ctx context.Context, inv *invalidation.Invocation, h 
 			inv.MayChangeAll(invalidation.ScopeAll, invalidation.CauseHook)
 		}
 	}()
-	res, err := iv.Host.Exec(invalidation.Without(ctx), req)
+	execute := iv.Host.Exec
+	if h.Unsandboxed {
+		execute = iv.Host.ExecUnconfined
+	}
+	res, err := execute(invalidation.Without(ctx), req)
 	returned = true
 	if err != nil { // nothing was started (see Host.Exec)
 		run.Err = fmt.Errorf("hook did not start: %w", err)

@@ -445,10 +445,12 @@ echo '{"systemMessage":"pre says hi","hookSpecificOutput":{"hookEventName":"PreT
 	post := e.script("post", `cat > "`+dump+`/post.json"
 echo '{"decision":"block","reason":"lint failed","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"post context"}}'`)
 	post2 := e.script("post2", `echo "formatter complained" >&2; exit 2`)
+	// The hooks dump their input outside the workspace for the test to
+	// read, which the sandbox would refuse: they are declared unsandboxed.
 	iv := e.invoker(
-		tools.Hook{Event: tools.PreToolUse, Matcher: "Edit|Write", Command: pre, Writes: tools.WritesNothing},
-		tools.Hook{Event: tools.PostToolUse, Matcher: "*", Command: post, Writes: tools.WritesNothing},
-		tools.Hook{Event: tools.PostToolUse, Matcher: "Write", Command: post2, Writes: tools.WritesNothing},
+		tools.Hook{Event: tools.PreToolUse, Matcher: "Edit|Write", Command: pre, Writes: tools.WritesNothing, Unsandboxed: true},
+		tools.Hook{Event: tools.PostToolUse, Matcher: "*", Command: post, Writes: tools.WritesNothing, Unsandboxed: true},
+		tools.Hook{Event: tools.PostToolUse, Matcher: "Write", Command: post2, Writes: tools.WritesNothing, Unsandboxed: true},
 	)
 	if err := os.Mkdir(e.path("sub"), 0o755); err != nil {
 		t.Fatal(err)

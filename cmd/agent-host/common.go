@@ -27,6 +27,7 @@ type hostFlags struct {
 	addDirs      multiFlag
 	unrestricted bool
 	json         bool
+	sandbox      host.SandboxPolicy // set by the subcommands that run commands (addSandboxFlags)
 }
 
 type flagSet = flag.FlagSet
@@ -291,7 +292,7 @@ func (hf *hostFlags) open() (*host.Host, error) {
 	if len(hf.roots) == 0 {
 		roots = append([]string{"."}, roots...)
 	}
-	cfg := host.Config{WorkspaceRoot: roots[0], ExtraRoots: roots[1:]}
+	cfg := host.Config{WorkspaceRoot: roots[0], ExtraRoots: roots[1:], Sandbox: hf.sandbox}
 	if hf.unrestricted {
 		cfg.PathPolicy = host.Unrestricted
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+
+	"github.com/agenthost/agenthost/host"
 )
 
 // command is one subcommand. run gets the arguments after the subcommand
@@ -50,6 +52,7 @@ func (c command) synopsis() string {
 }
 
 func main() {
+	host.SandboxMain() // a sandboxed command's helper runs here and never returns
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

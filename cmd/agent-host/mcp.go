@@ -34,8 +34,9 @@ const mcpMemoryLimit = 32 << 20
 // session failed, 2 for bad flags or roots.
 func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, hf := newRootsFlagSet("mcp", stderr)
-	allowExec := fs.Bool("allow-exec", false, "offer the exec and run_capture tools (commands are not confined by the jail)")
+	allowExec := fs.Bool("allow-exec", false, "offer the exec and run_capture tools (sandboxed unless --no-sandbox)")
 	maxMsg := fs.Int("max-message-bytes", mcpserver.DefaultMaxMessageBytes, "the longest message (one line) read from the client, in `N` bytes; a longer one is answered with an error naming the limit")
+	warn := addSandboxFlags(fs, hf, stderr)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
@@ -46,6 +47,7 @@ func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *maxMsg <= 0 {
 		return usageFail(stderr, "mcp", "--max-message-bytes must be a positive number of bytes, not %d", *maxMsg)
 	}
+	warn()
 	h, err := hf.open()
 	if err != nil {
 		return fail(stderr, "mcp", err, 2)

@@ -15,7 +15,9 @@ var haveProcFD = sync.OnceValue(func() bool {
 // dirPath is the path the child changes into for the open directory dir:
 // /proc/self/fd/N, which the child (a copy of this process until it execs)
 // resolves to dir itself, whatever dir's path names by then. Without /proc
-// it falls back to cwd.
+// it returns cwd, which is never used: the run then goes through the
+// helper, which changes into the descriptor with fchdir, or is refused
+// with ErrNoStartDir (see wrap).
 func dirPath(dir *os.File, cwd string) string {
 	if !haveProcFD() {
 		return cwd

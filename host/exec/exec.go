@@ -29,14 +29,18 @@
 // it started, plus scheduling delay; the only exception is a leader stuck
 // in an uninterruptible kernel wait, which not even SIGKILL ends.
 //
-// # What it does not guarantee
+// # Confinement
 //
-// This package confines nothing. A command may read, write and delete any
-// file the user running the agent may, open network connections, and start
-// a daemon in a new session that outlives the run. The jail of the host
-// package protects the host's own file operations; it does not apply to
-// what a shell command does. Confining a command needs an OS sandbox
-// (namespaces, seccomp, Seatbelt, a container), which is out of scope here.
+// A run without a Sandbox confines nothing: the command may read, write
+// and delete any file the user running the agent may, open network
+// connections, and start a daemon in a new session that outlives the run.
+// A run with a Sandbox (Request.Sandbox) is confined on Linux by Landlock,
+// a seccomp filter and new user, network, PID and IPC namespaces, applied
+// by a helper between fork and exec (see Sandbox and SandboxMain): it
+// writes only inside its roots and a private temporary directory, reads
+// no secret of the home directory, reaches no network, plants nothing
+// that runs later, and its whole tree ends with it. Elsewhere a Required
+// sandbox fails with ErrNoSandbox; see docs/adr/0008 for the design.
 //
 // # Platforms
 //
@@ -60,6 +64,7 @@ import (
 	"fmt"
 	"os"
 	osexec "os/exec"
+	"sync"
 	"time"
 )
 
@@ -104,8 +109,30 @@ type Request struct {
 	// through /proc/self/fd, so a directory swapped for a symbolic link
 	// after the caller opened Dir cannot redirect the start. Cwd then
 	// only sets $PWD. The caller keeps Dir open until the call returns
-	// and closes it. Elsewhere, or without /proc, Cwd is used.
+	// and closes it. Without /proc (a chroot, a container without it)
+	// the command is started through the sandbox helper, which changes
+	// into Dir with fchdir(2); when the program did not install the
+	// helper (SandboxMain) the run fails with ErrNoStartDir and nothing
+	// starts: Cwd is never entered by path. Outside Linux Cwd is used.
 	Dir *os.File
+	// Sandbox, when set, confines the command and everything it starts
+	// (see Sandbox); nil runs it with the rights of this process.
+	Sandbox *Sandbox
+}
+
+// Capture is one program run directly, with no shell, for Runner.Capture.
+type Capture struct {
+	// Program is looked up on PATH unless it contains a path separator;
+	// a relative path is taken from Cwd.
+	Program string
+	// Args are its arguments, passed as they are.
+	Args []string
+	// Cwd, Dir, Timeout, Env and Sandbox are as in Request.
+	Cwd     string
+	Dir     *os.File
+	Timeout time.Duration
+	Env     []string
+	Sandbox *Sandbox
 }
 
 // Output is what a run produced. A run that started always yields one,
@@ -140,8 +167,13 @@ type Output struct {
 	// Timeout is the timeout that applied, after defaulting and clamping.
 	Timeout time.Duration
 	// Pid is the process id of the leader; on Unix it is also the id of
-	// the process group and of the session the command ran in.
+	// the process group and of the session the command ran in. For a
+	// sandboxed run the leader is the sandbox helper.
 	Pid int
+	// Sandbox says what confined the run: nil when it was not sandboxed,
+	// else the parts enforced and missing and the protected paths
+	// restored after it.
+	Sandbox *Report
 }
 
 // ShellStatus returns the status a shell would report for the run in $?:
@@ -162,12 +194,47 @@ func (o Output) ShellStatus() int {
 // process that escaped the group, see the package documentation).
 type Runner struct {
 	limits Limits
+
+	mu  sync.Mutex
+	tmp string // the sandboxes' private temporary directory, made at first use
 }
 
 // NewRunner returns a Runner with l's zero fields replaced by the
 // defaults.
 func NewRunner(l Limits) *Runner {
 	return &Runner{limits: l.withDefaults()}
+}
+
+// Close removes the private temporary directory the Runner's sandboxed
+// runs shared, with everything in it. Runs that start afterwards get a
+// new one.
+func (r *Runner) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tmp == "" {
+		return nil
+	}
+	err := os.RemoveAll(r.tmp)
+	r.tmp = ""
+	return err
+}
+
+// sessionTmp returns the sandboxes' private temporary directory, making
+// it (mode 0700) at first use.
+func (r *Runner) sessionTmp() (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tmp != "" {
+		if fi, err := os.Lstat(r.tmp); err == nil && fi.IsDir() {
+			return r.tmp, nil
+		}
+	}
+	d, err := os.MkdirTemp("", "agenthost-sandbox-")
+	if err != nil {
+		return "", err
+	}
+	r.tmp = d
+	return d, nil
 }
 
 // Limits returns the limits in force, defaults filled in.
@@ -197,6 +264,22 @@ func (r *Runner) Exec(ctx context.Context, req Request) (Output, error) {
 		env:      req.Env,
 		timeout:  r.limits.timeout(req.Timeout),
 		combined: req.Combined,
+		sandbox:  req.Sandbox,
+	})
+}
+
+// Capture runs c.Program as RunCapture does, with c's environment
+// additions and sandbox. The errors are RunCapture's, plus ErrNoSandbox
+// for a Required sandbox this system cannot give.
+func (r *Runner) Capture(ctx context.Context, c Capture) (Output, error) {
+	return r.run(ctx, spec{
+		path:    c.Program,
+		args:    c.Args,
+		cwd:     c.Cwd,
+		dir:     c.Dir,
+		env:     c.Env,
+		timeout: r.limits.timeout(c.Timeout),
+		sandbox: c.Sandbox,
 	})
 }
 

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -21,6 +22,7 @@ type spec struct {
 	env      []string // additions to the environment
 	timeout  time.Duration
 	combined bool
+	sandbox  *Sandbox // nil: not confined
 }
 
 // quietEnv is set for every command so that nothing waits for a human:
@@ -73,14 +75,45 @@ func (s *stream) render(limit int) (string, bool) {
 // run starts s and supervises it to the end; see the package
 // documentation for the sequence of drain, signals and deadlines.
 func (r *Runner) run(ctx context.Context, s spec) (Output, error) {
+	out, err := r.runOnce(ctx, s)
+	if err != nil && errors.Is(err, errNamespacesRefused) {
+		// The kernel refused the namespaces: try once more without them
+		// (a Required sandbox then fails with ErrNoSandbox).
+		nsBroken.Store(true)
+		out, err = r.runOnce(ctx, s)
+	}
+	return out, err
+}
+
+// errNamespacesRefused marks a start the kernel refused for its
+// namespaces.
+var errNamespacesRefused = errors.New("exec: namespaces refused")
+
+func (r *Runner) runOnce(ctx context.Context, s spec) (Output, error) {
 	cmd, err := prepare(ctx, s)
 	if err != nil {
 		return Output{}, err
 	}
-	if out, handled, err := r.runPolled(ctx, cmd, s); handled {
+	sr, err := r.wrap(cmd, s)
+	if err != nil {
+		return Output{}, err
+	}
+	out, handled, err := r.runPolled(ctx, cmd, s)
+	if !handled {
+		out, err = r.runWatched(ctx, cmd, s)
+	}
+	if sr == nil {
 		return out, err
 	}
-	return r.runWatched(ctx, cmd, s)
+	if err != nil {
+		sr.close()
+		if sr.usedNS && startRefused(err) {
+			return Output{}, fmt.Errorf("%w: %w", errNamespacesRefused, err)
+		}
+		return Output{}, err
+	}
+	sr.finish(&out)
+	return out, nil
 }
 
 // prepare checks what can be checked before a start and builds the

@@ -1,0 +1,253 @@
+package exec
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// These are the protected set's file operations: each opens the root by
+// its path (the caller's canonical root, outside what a sandboxed command
+// can change) and every component below it with O_NOFOLLOW, so a link the
+// command left anywhere on the way is refused rather than followed.
+
+// dirent is one directory entry.
+type dirent struct {
+	name string
+	typ  uint8
+}
+
+// openParent opens the directory holding rel, without following links,
+// and returns it with rel's last component. rel "" is the root itself
+// (name "").
+func openParent(root, rel string) (int, string, error) {
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, "", err
+	}
+	if rel == "" || rel == "." {
+		return fd, "", nil
+	}
+	parts := strings.Split(rel, "/")
+	for _, c := range parts[:len(parts)-1] {
+		if c == "" || c == "." || c == ".." {
+			unix.Close(fd)
+			return -1, "", unix.EINVAL
+		}
+		nfd, err := openatOwner(fd, c, unix.O_RDONLY|unix.O_DIRECTORY)
+		unix.Close(fd)
+		if err != nil {
+			return -1, "", err
+		}
+		fd = nfd
+	}
+	return fd, parts[len(parts)-1], nil
+}
+
+// openNoFollow opens rel with flags (O_NOFOLLOW added).
+func openNoFollow(root, rel string, flags int) (int, error) {
+	dfd, name, err := openParent(root, rel)
+	if err != nil {
+		return -1, err
+	}
+	if name == "" {
+		return dfd, nil
+	}
+	defer unix.Close(dfd)
+	return openatOwner(dfd, name, flags)
+}
+
+// openatOwner opens name in dfd without following a link. When the mode
+// refuses it (EACCES: a command that cannot be stopped from chmod-ing its
+// own files made a directory unlistable, 0311, or a file unreadable, to
+// hide what it planted from this check while git or direnv can still use
+// it by name), the owner's read, write and search bits are added, which
+// the owner may always do, and the open is tried again. As root the
+// first open succeeds anyway.
+func openatOwner(dfd int, name string, flags int) (int, error) {
+	flags |= unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fd, err := unix.Openat(dfd, name, flags, 0)
+	if err != unix.EACCES {
+		return fd, err
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return -1, err
+	}
+	if unix.Fchmodat(dfd, name, st.Mode&0o7777|0o700, 0) != nil {
+		return -1, err
+	}
+	return unix.Openat(dfd, name, flags, 0)
+}
+
+func lstatNoFollow(root, rel string) (*unix.Stat_t, error) {
+	dfd, name, err := openParent(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(dfd)
+	var st unix.Stat_t
+	if name == "" {
+		err = unix.Fstat(dfd, &st)
+	} else {
+		err = unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+func readDirNoFollow(root, rel string) ([]dirent, error) {
+	fd, err := openNoFollow(root, rel, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	out := make([]dirent, 0, len(ents))
+	for _, e := range ents {
+		t := uint8(unix.DT_REG)
+		switch {
+		case e.IsDir():
+			t = unix.DT_DIR
+		case e.Type()&os.ModeSymlink != 0:
+			t = unix.DT_LNK
+		case !e.Type().IsRegular():
+			t = unix.DT_UNKNOWN
+		}
+		out = append(out, dirent{name: e.Name(), typ: t})
+	}
+	return out, err
+}
+
+func readFileNoFollow(root, rel string) ([]byte, error) {
+	fd, err := openNoFollow(root, rel, unix.O_RDONLY|unix.O_NONBLOCK)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, unix.EINVAL
+	}
+	b := make([]byte, 0, fi.Size())
+	buf := make([]byte, 32<<10)
+	for len(b) <= maxProtectedBytes {
+		n, err := f.Read(buf)
+		b = append(b, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	return b, nil
+}
+
+func readlinkNoFollow(root, rel string) (string, error) {
+	dfd, name, err := openParent(root, rel)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(dfd)
+	buf := make([]byte, unix.PathMax)
+	n, err := unix.Readlinkat(dfd, name, buf)
+	if err != nil {
+		return "", err
+	}
+	return string(buf[:n]), nil
+}
+
+// removeNoFollow removes rel, a directory with everything beneath it.
+func removeNoFollow(root, rel string) {
+	dfd, name, err := openParent(root, rel)
+	if err != nil || name == "" {
+		if err == nil {
+			unix.Close(dfd)
+		}
+		return
+	}
+	defer unix.Close(dfd)
+	removeAt(dfd, name)
+}
+
+func removeAt(dfd int, name string) {
+	if err := unix.Unlinkat(dfd, name, 0); err == nil || errors.Is(err, unix.ENOENT) {
+		return
+	}
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	f := os.NewFile(uintptr(fd), name)
+	names, _ := f.Readdirnames(-1)
+	for _, n := range names {
+		removeAt(fd, n)
+	}
+	f.Close()
+	unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR)
+}
+
+// writeBack makes rel as e describes: a file by writing a new one beside
+// it and renaming it over (a hard link the command made to the old one
+// keeps what it wrote, the protected name does not), a directory, or a
+// link. It reports whether it did.
+func writeBack(root, rel string, e protEntry) bool {
+	dfd, name, err := openParent(root, rel)
+	if err != nil || name == "" {
+		if err == nil {
+			unix.Close(dfd)
+		}
+		return false
+	}
+	defer unix.Close(dfd)
+	perm := uint32(e.mode.Perm())
+	switch {
+	case e.mode.IsDir():
+		var st unix.Stat_t
+		if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			unix.Fchmodat(dfd, name, perm, 0)
+			return st.Mode&0o777 != perm
+		}
+		removeAt(dfd, name)
+		return unix.Mkdirat(dfd, name, perm) == nil
+	case e.mode&os.ModeSymlink != 0:
+		removeAt(dfd, name)
+		return unix.Symlinkat(e.link, dfd, name) == nil
+	case e.mode.IsRegular() && !e.big:
+		tmp := "." + name + ".agenthost-restore"
+		unix.Unlinkat(dfd, tmp, 0)
+		fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
+		if err != nil {
+			return false
+		}
+		f := os.NewFile(uintptr(fd), tmp)
+		_, werr := f.Write(e.data)
+		unix.Fchmod(fd, perm)
+		cerr := f.Close()
+		if werr != nil || cerr != nil {
+			unix.Unlinkat(dfd, tmp, 0)
+			return false
+		}
+		var st unix.Stat_t
+		if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			removeAt(dfd, name)
+		}
+		if err := unix.Renameat(dfd, tmp, dfd, name); err != nil {
+			unix.Unlinkat(dfd, tmp, 0)
+			return false
+		}
+		return true
+	default:
+		// A file too large to have been kept: remove what is there now
+		// rather than leave a changed one.
+		removeAt(dfd, name)
+		return true
+	}
+}

@@ -1,0 +1,269 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+)
+
+// ErrNoSandbox is wrapped by the error of a run whose Sandbox is Required
+// when this kernel, this operating system or this program cannot give
+// every part of it; the message names the parts that are missing
+// ("landlock", "user namespaces", "helper: SandboxMain not called", ...).
+// Nothing was started.
+var ErrNoSandbox = errors.New("exec: sandbox not available")
+
+// ErrNoStartDir is wrapped by the error of an unsandboxed run given an
+// open directory (Request.Dir) when the command cannot be started in that
+// descriptor: /proc/self/fd is missing and the sandbox helper (see
+// SandboxMain) is not installed. Falling back to the directory's path
+// would let a directory swapped for a symbolic link redirect the start, so
+// nothing is started.
+var ErrNoStartDir = errors.New("exec: cannot start in the opened directory")
+
+// Sandbox confines one command. A run with a non-nil Request.Sandbox (or
+// Capture.Sandbox) is started through the sandbox helper (see
+// SandboxMain), which applies these rules to the command and to
+// everything it starts, before the command runs:
+//
+//   - Write only beneath Roots and WritePaths, a private temporary
+//     directory (TMPDIR, TMP and TEMP point at it; one per Runner, kept for
+//     its life, so caches in it last across commands: XDG_CACHE_HOME,
+//     GOCACHE's default, and npm's cache are pointed inside it) and the
+//     device files /dev/null, /dev/zero and /dev/tty. Nothing else: not
+//     the home directory, not the shared /tmp, not /dev/shm.
+//   - Read everything but the secrets: DefaultDenyRead under Home plus
+//     DenyRead. Reading beneath Roots is always allowed, so a secret that
+//     lies inside a root is readable (Landlock can only add rights).
+//   - No network unless Network: no TCP or UDP of either family, no DNS,
+//     not even loopback (the command runs in a network namespace of its
+//     own, and Landlock denies TCP bind and connect besides). No unix
+//     socket can be created (socketpair still works) and no abstract
+//     socket or signal reaches a process outside the command's own tree.
+//   - Plant nothing that runs later: after the command's whole tree has
+//     ended, the protected set (ProtectedPaths plus Protect, in every
+//     repository at any depth inside the roots) is checked against what it
+//     was before the run and restored; no setuid or setgid bit and no
+//     extended attribute can be set.
+//   - Credentials in the environment (DefaultScrubEnv plus ScrubEnv) are
+//     not passed, unless named in AllowEnv; Request.Env is passed as
+//     given.
+//   - The command's whole tree ends with it: it runs in a PID namespace
+//     whose first process is the helper, so a daemon in a new session dies
+//     with the run.
+//
+// A sandboxed command can only write inside the roots, WritePaths and its
+// private temporary directory: nothing outside them has changed after a
+// run (the notice contract of the host package relies on this).
+type Sandbox struct {
+	// Roots are the directories the command may read and write; the
+	// first is usually the workspace. The host facade fills them from
+	// its roots at the start of each run.
+	Roots []string
+	// RootDirs, when set, are the roots opened by the caller (the same
+	// length and order as Roots). The rules are then attached to these
+	// descriptors, so a root swapped for a link after it was opened
+	// cannot widen the rules. The caller keeps them open until the call
+	// returns.
+	RootDirs []*os.File
+	// WritePaths are more directories the command may write (a cache
+	// the embedder trusts). Their contents are not checked after a run.
+	WritePaths []string
+	// Home is the home directory the default secrets are found under;
+	// "" means os.UserHomeDir.
+	Home string
+	// DenyRead are more paths the command may not read (absolute, or
+	// relative to Home).
+	DenyRead []string
+	// Network lets the command use the network as any program can.
+	Network bool
+	// AllowEnv names variables passed even though they look like
+	// credentials.
+	AllowEnv []string
+	// ScrubEnv are more patterns (as path.Match, on the variable's name)
+	// of variables not passed.
+	ScrubEnv []string
+	// Protect are more protected paths, patterns relative to any
+	// directory inside a root (see ProtectedPaths).
+	Protect []string
+	// Required makes the run fail with ErrNoSandbox, starting nothing,
+	// when any part above cannot be enforced here. Otherwise the run
+	// starts with what can be enforced and Output.Sandbox says what that
+	// was.
+	Required bool
+}
+
+// Report says what the sandbox of a run enforced.
+type Report struct {
+	// Enforced lists the parts in force, e.g. "landlock-fs",
+	// "landlock-net", "landlock-scope", "netns", "pidns", "seccomp",
+	// "env", "protect".
+	Enforced []string `json:"enforced"`
+	// Missing lists the parts the policy asked for that this system could
+	// not give, each with the reason.
+	Missing []string `json:"missing,omitempty"`
+	// Restored lists the protected paths the command changed and that
+	// were put back (or removed, when they were new) after it ended.
+	Restored []string `json:"restored,omitempty"`
+	// LandlockABI is the Landlock ABI version the rules were made for, 0
+	// when Landlock was not used.
+	LandlockABI int `json:"landlock_abi,omitempty"`
+}
+
+// On reports whether part is among r.Enforced.
+func (r *Report) On(part string) bool {
+	if r == nil {
+		return false
+	}
+	for _, p := range r.Enforced {
+		if p == part {
+			return true
+		}
+	}
+	return false
+}
+
+// DefaultDenyRead are the secrets under the home directory that a
+// sandboxed command may not read.
+var DefaultDenyRead = []string{
+	".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube",
+	".docker/config.json", ".netrc", ".git-credentials", ".npmrc", ".pypirc",
+	".config/gh", ".password-store", ".vault-token",
+}
+
+// DefaultScrubEnv are the patterns (path.Match on the upper-cased name)
+// of environment variables that are not passed to a sandboxed command.
+var DefaultScrubEnv = []string{
+	"*_TOKEN", "*_TOKEN_*", "*TOKEN", "*_SECRET", "*_SECRET_*", "*SECRET",
+	"*_KEY", "*_KEY_*", "*APIKEY*", "*_PASSWORD", "*PASSWORD*", "*PASSWD*",
+	"*_CREDENTIALS", "*CREDENTIAL*", "*_AUTH", "*_AUTH_*",
+	"AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS", "GCP_*",
+	"GITHUB_TOKEN", "GH_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+	"NPM_TOKEN", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DOCKER_AUTH_CONFIG",
+	"KUBECONFIG", "VAULT_*",
+}
+
+// ProtectedPaths is the protected set: patterns (path.Match per
+// component) relative to any directory inside a root; a pattern naming a
+// directory protects everything beneath it. Within a repository's git
+// directory (.git, or the directories under .git/modules and
+// .git/worktrees) the hooks directory, config, config.worktree,
+// commondir and gitdir are protected, and so is the directory that
+// core.hooksPath names. A changed .git/config is kept when `git config
+// --list` finds only harmless keys in it (see safeGitConfigKey), so `git
+// remote add` and `git config user.name` still work.
+var ProtectedPaths = []string{
+	".git", // a .git file (gitdir:); a .git directory is looked into instead
+	".envrc",
+	".mcp.json",
+	".claude/settings*.json",
+	".codex",
+	".vscode/tasks.json",
+	".vscode/settings.json",
+	".husky",
+}
+
+// helperInstalled is set by SandboxMain when this program can run the
+// helper.
+var helperInstalled atomic.Bool
+
+// helperExe is the path of this program's executable, found by
+// SandboxMain while /proc is there.
+var helperExe atomic.Pointer[string]
+
+// helperEnv is the variable that makes SandboxMain run the helper; its
+// value is the helper's instructions (JSON).
+const helperEnv = "AGENTHOST_SANDBOX_HELPER_V1"
+
+// SandboxMain must be called first thing in main by every program whose
+// Runner runs sandboxed commands (agent-host does), and in TestMain by
+// test binaries that do:
+//
+//	func main() {
+//		hostexec.SandboxMain()
+//		...
+//	}
+//
+// A sandboxed command is started by running this same program again as a
+// helper (like Docker's reexec), which confines itself and then starts
+// the command. When the process is such a helper, SandboxMain does the
+// helper's work and never returns. Otherwise it returns at once (it costs
+// an environment lookup and one readlink) and marks the program as able
+// to run the helper; without that mark a sandboxed run reports the
+// sandbox missing (ErrNoSandbox when Required).
+//
+// The helper's work in fact starts earlier, from this package's
+// initializer (see init), so that a helper does not pay for the
+// initializers of the packages this one does not need (an MCP SDK, say):
+// SandboxMain is the program's declaration that re-running it is safe,
+// and its fallback should the initializer not have run.
+func SandboxMain() {
+	if v, ok := os.LookupEnv(helperEnv); ok {
+		exitHelper(helperMain(v))
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	helperExe.Store(&exe)
+	helperInstalled.Store(true)
+}
+
+// init runs the helper when this process is one. Only a Runner sets
+// helperEnv, for a program that called SandboxMain, and the helper
+// removes it before the command runs, so no other process sees it.
+func init() {
+	if v, ok := os.LookupEnv(helperEnv); ok {
+		exitHelper(helperMain(v))
+	}
+}
+
+// exitHelper ends the helper process with code. It is syscall.Exit, not
+// os.Exit, which under the race detector sleeps a second at exit for late
+// reports: a helper that only waited would make every sandboxed command of
+// a race-enabled program a second slower.
+func exitHelper(code int) { syscall.Exit(code) }
+
+// denyPaths returns the absolute paths sb denies reading, each also as
+// its target when it is a symbolic link.
+func (sb *Sandbox) denyPaths() []string {
+	home := sb.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	var out []string
+	add := func(p string) {
+		if !filepath.IsAbs(p) {
+			if home == "" {
+				return
+			}
+			p = filepath.Join(home, p)
+		}
+		p = filepath.Clean(p)
+		out = append(out, p)
+		if r, err := filepath.EvalSymlinks(p); err == nil && r != p {
+			out = append(out, r)
+		}
+	}
+	if home != "" {
+		if r, err := filepath.EvalSymlinks(home); err == nil {
+			home = r
+		}
+	}
+	for _, p := range DefaultDenyRead {
+		add(p)
+	}
+	for _, p := range sb.DenyRead {
+		add(p)
+	}
+	return out
+}
+
+// missingError is the error of a Required sandbox lacking parts.
+func missingError(missing []string) error {
+	return fmt.Errorf("%w: %s", ErrNoSandbox, strings.Join(missing, "; "))
+}

@@ -1,0 +1,49 @@
+//go:build !linux
+
+package exec
+
+import (
+	"fmt"
+	"os"
+	osexec "os/exec"
+	"runtime"
+)
+
+// sandboxRun is the parent's side of a sandboxed run; outside Linux it
+// only carries the report.
+type sandboxRun struct {
+	report *Report
+	usedNS bool
+}
+
+// wrap applies what can be applied outside Linux: the environment is
+// scrubbed; nothing confines the command (on macOS the Seatbelt profile
+// of SeatbeltProfile is built but not applied: it is not tested on a
+// real Mac yet). A Required sandbox fails with ErrNoSandbox.
+func (r *Runner) wrap(cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
+	if s.sandbox == nil {
+		return nil, nil
+	}
+	missing := []string{fmt.Sprintf("sandbox: no command sandbox on %s yet (Landlock and namespaces are Linux only)", runtime.GOOS)}
+	if s.sandbox.Required {
+		return nil, missingError(missing)
+	}
+	base, _ := s.sandbox.scrubEnv(cmd.Env[:len(cmd.Env)-len(s.env)])
+	cmd.Env = append(base, s.env...)
+	return &sandboxRun{report: &Report{Enforced: []string{"env"}, Missing: missing}}, nil
+}
+
+func startRefused(error) bool { return false }
+
+var nsBroken struct{ Store func(bool) }
+
+func init() { nsBroken.Store = func(bool) {} }
+
+func (sr *sandboxRun) finish(out *Output) { out.Sandbox = sr.report }
+func (sr *sandboxRun) close()             {}
+
+// helperMain is never reached outside Linux: no run starts the helper.
+func helperMain(string) int {
+	fmt.Fprintln(os.Stderr, "agenthost sandbox: the helper runs on Linux only")
+	return 126
+}

@@ -1,0 +1,123 @@
+package exec
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The seccomp filter covers what Landlock cannot say. It refuses, with an
+// errno (never a kill, so a program sees an ordinary failure):
+//   - a setuid or setgid bit, through chmod, fchmod, fchmodat(2), open,
+//     openat, creat, mknod or mknodat (EPERM); openat2, whose mode the
+//     filter cannot read, fails with ENOSYS and callers fall back to
+//     openat;
+//   - every extended attribute write (EOPNOTSUPP, which cp -a and tar take
+//     as "not supported here"), for a file capability is a setuid bit by
+//     another name;
+//   - io_uring (ENOSYS), whose operations no filter sees;
+//   - unless unix sockets are allowed, socket(AF_UNIX, ...) (EACCES): a
+//     unix socket file of a process outside could otherwise be connected
+//     to, which neither Landlock (before ABI 9) nor a network namespace
+//     prevents; socketpair(2) still works.
+//
+// Another architecture's calls (i386 or x32 on amd64) are refused with
+// ENOSYS, so the numbers below cannot be dodged.
+
+// scRule is one refused system call: nr, when arg (if >= 0) matches.
+type scRule struct {
+	nr    uintptr
+	arg   int    // -1: any call; else the argument checked
+	mask  uint32 // refuse when arg&mask != 0 (mask set) ...
+	equal uint32 // ... or when arg == equal (mask 0)
+	errno unix.Errno
+}
+
+const setid = unix.S_ISUID | unix.S_ISGID
+
+// seccompRules returns the filter's rules for this architecture.
+func seccompRules(unixSockets bool) []scRule {
+	rules := []scRule{
+		{nr: unix.SYS_FCHMOD, arg: 1, mask: setid, errno: unix.EPERM},
+		{nr: unix.SYS_FCHMODAT, arg: 2, mask: setid, errno: unix.EPERM},
+		{nr: unix.SYS_FCHMODAT2, arg: 2, mask: setid, errno: unix.EPERM},
+		{nr: unix.SYS_OPENAT, arg: 3, mask: setid, errno: unix.EPERM},
+		{nr: unix.SYS_MKNODAT, arg: 2, mask: setid, errno: unix.EPERM},
+		{nr: unix.SYS_OPENAT2, arg: -1, errno: unix.ENOSYS},
+		{nr: unix.SYS_SETXATTR, arg: -1, errno: unix.EOPNOTSUPP},
+		{nr: unix.SYS_LSETXATTR, arg: -1, errno: unix.EOPNOTSUPP},
+		{nr: unix.SYS_FSETXATTR, arg: -1, errno: unix.EOPNOTSUPP},
+		{nr: unix.SYS_SETXATTRAT, arg: -1, errno: unix.EOPNOTSUPP},
+		{nr: unix.SYS_IO_URING_SETUP, arg: -1, errno: unix.ENOSYS},
+		{nr: unix.SYS_IO_URING_ENTER, arg: -1, errno: unix.ENOSYS},
+		{nr: unix.SYS_IO_URING_REGISTER, arg: -1, errno: unix.ENOSYS},
+	}
+	rules = append(rules, legacyRules...)
+	if !unixSockets {
+		rules = append(rules, scRule{nr: unix.SYS_SOCKET, arg: 0, equal: unix.AF_UNIX, errno: unix.EACCES})
+	}
+	return rules
+}
+
+func bpfStmt(code uint16, k uint32) unix.SockFilter { return unix.SockFilter{Code: code, K: k} }
+func bpfJump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
+	return unix.SockFilter{Code: code, Jt: jt, Jf: jf, K: k}
+}
+
+// seccompProgram compiles rules into a classic BPF program.
+func seccompProgram(rules []scRule) []unix.SockFilter {
+	const (
+		ldw  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+		jge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+		ret  = unix.BPF_RET | unix.BPF_K
+		// offsets in struct seccomp_data
+		offNr   = 0
+		offArch = 4
+		offArgs = 16
+	)
+	allow := bpfStmt(ret, unix.SECCOMP_RET_ALLOW)
+	p := []unix.SockFilter{
+		bpfStmt(ldw, offArch),
+		bpfJump(jeq, seccompArch, 1, 0),
+		bpfStmt(ret, unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS)),
+		bpfStmt(ldw, offNr),
+	}
+	if seccompX32 {
+		p = append(p, bpfJump(jge, 0x40000000, 0, 1), bpfStmt(ret, unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS)))
+	}
+	for _, r := range rules {
+		deny := bpfStmt(ret, unix.SECCOMP_RET_ERRNO|uint32(r.errno))
+		if r.arg < 0 {
+			p = append(p, bpfJump(jeq, uint32(r.nr), 0, 1), deny)
+			continue
+		}
+		// nr matches: load the argument's low word, test it, deny or
+		// allow; either way the number was this rule's.
+		test := bpfJump(jeq, r.equal, 0, 1)
+		if r.mask != 0 {
+			test = bpfJump(jset, r.mask, 0, 1)
+		}
+		p = append(p,
+			bpfJump(jeq, uint32(r.nr), 0, 4),
+			bpfStmt(ldw, uint32(offArgs+8*r.arg)), // little-endian: the low word first
+			test,
+			deny,
+			allow,
+		)
+	}
+	return append(p, allow)
+}
+
+// seccompInstall installs rules on the calling thread (no_new_privs must
+// be set).
+func seccompInstall(rules []scRule) error {
+	prog := seccompProgram(rules)
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	_, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
