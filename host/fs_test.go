@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host"
-	"github.com/agenthost/agenthost/host/jail"
 )
 
 func newHost(t *testing.T, cfg host.Config) *host.Host {
@@ -433,28 +432,6 @@ func TestContextCancelled(t *testing.T) {
 	}
 }
 
-// TestOperationPanicReleasesJail: an operation that panics inside Do must
-// not keep the jail busy (Close would hang).
-func TestOperationPanicReleasesJail(t *testing.T) {
-	h, err := host.New(host.Config{WorkspaceRoot: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	func() {
-		defer func() { recover() }()
-		h.Jail().Do("", "x", false, func(*jail.Location) error { panic("boom") })
-	}()
-	done := make(chan struct{})
-	go func() { h.Close(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close hung after a panicking operation")
-	}
-	if _, err := h.ReadFile(bg, "", "x"); !errors.Is(err, os.ErrClosed) {
-		t.Fatalf("after Close: %v", err)
-	}
-}
 
 // TestUnrestrictedResolveMatchesOperations: under Unrestricted,
 // ResolveInJail shows what the operations touch ("link/.." is the link

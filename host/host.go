@@ -114,9 +114,6 @@ func (h *Host) Close() error {
 	return errors.Join(h.jail.Close(), h.walkState().Close(), h.runner.Close())
 }
 
-// Jail returns the Host's jail, for packages built on top of the Host.
-func (h *Host) Jail() *jail.Jail { return h.jail }
-
 // WorkspaceRoot returns the canonical absolute workspace root.
 func (h *Host) WorkspaceRoot() string { return h.jail.WorkspaceRoot() }
 
