@@ -12,7 +12,11 @@
 // invocation it finds in the context ([FromContext]): [Invocation.Touch] for a
 // change that was made and observed (the Host's WriteFile, CreateDir and
 // RemoveFile), [Invocation.MayChange] and [Invocation.MayChangeAll] for a
-// change that may have happened (a shell command, a user's hook).
+// change that may have happened (a shell command, a user's hook). A notice
+// of a command run under the Host's sandbox (on by default) still covers all
+// paths, but a subscriber may rely on nothing outside the Host's roots having
+// changed: the sandbox confines the command's writes to them (and to its
+// private temporary directory).
 //
 // A notice is a request to refresh, not proof that bytes changed: it covers
 // every recorded change (its scope times its paths, or all paths), but it may

@@ -33,7 +33,9 @@ const closeTimeout = 2 * time.Second
 // tool, no exec, and its own invalidation publisher.
 type Options struct {
 	// AllowExec offers the exec and run_capture tools. Off by default: a
-	// command is not confined by the jail (see host.Host.Exec).
+	// command runs in the Host's sandbox (see host.Host.Exec), which
+	// confines its writes and network, but it still runs code the model
+	// wrote.
 	AllowExec bool
 	// Version is reported as serverInfo.version; "" means "devel".
 	Version string
