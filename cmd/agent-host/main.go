@@ -1,6 +1,8 @@
 // Command agent-host puts the agenthost library in a user's hands: jailed
 // file operations, a git-exact walk, bounded command execution and the
-// SendUserFile hook, each as a subcommand.
+// SendUserFile hook, each as a subcommand. agent-host mcp runs the MCP
+// server, agent-host-mcp, installed beside it (see mcp.go): this program
+// does not link the MCP SDK, so every other subcommand starts lean.
 package main
 
 import (
@@ -11,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/internal/cli"
 )
 
 // command is one subcommand. run gets the arguments after the subcommand
@@ -26,6 +29,7 @@ var commands = map[string]command{}
 
 func register(name, summary string, run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int) {
 	commands[name] = command{name: name, summary: summary, run: run}
+	cli.Describe(name, summary, synopses[name])
 }
 
 // synopses are the subcommands' usage lines, after "agent-host ".
@@ -40,15 +44,7 @@ var synopses = map[string]string{
 	"rm":           "rm [flags] PATH",
 	"exec":         "exec [flags] -- COMMAND",
 	"hook":         "hook [--max-bytes N] [--deadline D] < HOOK-JSON",
-	"mcp":          "mcp [--root DIR]... [--add-dir DIR]... [--allow-exec] [--max-message-bytes N]",
-}
-
-// synopsis is the command's usage line after "agent-host ".
-func (c command) synopsis() string {
-	if s, ok := synopses[c.name]; ok {
-		return s
-	}
-	return c.name + " [flags]"
+	"mcp":          cli.MCPSynopsis,
 }
 
 func main() {

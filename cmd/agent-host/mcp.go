@@ -1,77 +1,84 @@
 package main
 
 import (
-	"context"
+	"errors"
+	"fmt"
 	"io"
-	"log"
 	"os"
-	"os/signal"
-	"runtime/debug"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"syscall"
 
-	"github.com/agenthost/agenthost/mcpserver"
+	"github.com/agenthost/agenthost/internal/cli"
 )
 
 func init() {
-	register("mcp", "serve the jailed host as an MCP server on stdin/stdout ([--allow-exec] for exec and run_capture)", cmdMCP)
+	register("mcp", cli.MCPSummary, cmdMCP)
 }
 
-// mcpMemoryLimit is the Go runtime's soft memory limit for `agent-host
-// mcp` when GOMEMLIMIT does not set one: 32 MiB, three times what an idle
-// server holds. The transport bounds what is live at a few MiB of replies
-// (mcpserver.MaxPendingBytes), but making a reply of 1 MiB allocates about
-// 7 MiB (the file, its text, the SDK's two encodings), and with the
-// default pacing (GOGC=100) a burst of such replies lets the heap, and the
-// RSS, grow to several times what is live before the garbage is collected.
-// Near the limit the collector runs sooner; above it (when more than
-// 32 MiB is really live, say 64 reads of 16 MiB files at once) it works
-// harder but never fails an allocation.
-const mcpMemoryLimit = 32 << 20
+// mcpProgram is the MCP server's program name. It is a program of its own
+// so that agent-host, which every hook and CLI call starts, does not link
+// the MCP SDK and run its initializers (ADR 0011).
+const mcpProgram = "agent-host-mcp"
 
-// cmdMCP serves MCP over stdio until the client closes stdin (or a
-// SIGINT/SIGTERM). Everything that is not protocol goes to stderr, which
-// MCP clients show in their logs. Exit 0 after a clean end, 1 when the
-// session failed, 2 for bad flags or roots.
-func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, hf := newRootsFlagSet("mcp", stderr)
-	allowExec := fs.Bool("allow-exec", false, "offer the exec and run_capture tools (sandboxed unless --no-sandbox)")
-	maxMsg := fs.Int("max-message-bytes", mcpserver.DefaultMaxMessageBytes, "the longest message (one line) read from the client, in `N` bytes; a longer one is answered with an error naming the limit")
-	warn := addSandboxFlags(fs, hf, stderr)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 0 {
-		return usageFail(stderr, "mcp", "takes no arguments, got %d", len(pos))
-	}
-	if *maxMsg <= 0 {
-		return usageFail(stderr, "mcp", "--max-message-bytes must be a positive number of bytes, not %d", *maxMsg)
-	}
-	warn()
-	h, err := hf.open()
-	if err != nil {
-		return fail(stderr, "mcp", err, 2)
-	}
-	defer h.Close()
+// mcpInstall is the command that installs both programs.
+const mcpInstall = "CGO_ENABLED=0 go install github.com/agenthost/agenthost/cmd/...@latest"
 
-	srv, err := mcpserver.New(h, mcpserver.Options{
-		AllowExec:       *allowExec,
-		MaxMessageBytes: *maxMsg,
-		Log:             log.New(stderr, "", log.LstdFlags),
-	})
+// errNoMCPProgram is findMCP's error when agent-host-mcp is nowhere.
+var errNoMCPProgram = errors.New(mcpProgram + " not found")
+
+// cmdMCP is agent-host mcp: it replaces this process with agent-host-mcp
+// (execve: the server gets this process's id, stdin, stdout, stderr and
+// environment, with no process in between), passing it the arguments
+// after "mcp" unchanged, so agent-host-mcp parses the flags and answers
+// --help itself. When agent-host-mcp is missing it says how to install it
+// and returns 2; when the exec fails, 1.
+func cmdMCP(args []string, _ io.Reader, _, stderr io.Writer) int {
+	path, err := findMCP()
 	if err != nil {
-		return fail(stderr, "mcp", err, 2)
+		fmt.Fprintf(stderr, "agent-host mcp: the MCP server is the program %s, found neither beside agent-host nor on PATH; install both programs with:\n  %s\n", mcpProgram, mcpInstall)
+		return exitUsage
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(mcpMemoryLimit)
+	argv := append([]string{mcpProgram}, args...)
+	if runtime.GOOS == "windows" { // no execve: run it as a child with this process's stdio
+		cmd := exec.Command(path, args...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				return ee.ExitCode()
+			}
+			return fail(stderr, "mcp", err, exitOther)
+		}
+		return exitOK
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	// stdout is not closed with the session (hidden behind a plain
-	// io.Writer): the deferred writes of others may still go there.
-	t := &mcpserver.LineTransport{Reader: stdin, Writer: struct{ io.Writer }{stdout}}
-	if err := srv.Run(ctx, t); err != nil {
-		return fail(stderr, "mcp", err, 1)
+	err = syscall.Exec(path, argv, os.Environ())
+	return fail(stderr, "mcp", fmt.Errorf("running %s: %w", path, err), exitOther)
+}
+
+// findMCP is the path of agent-host-mcp: the one in the directory of this
+// program's executable (its links resolved, so a link to agent-host on
+// PATH finds the real install beside it), else the first on PATH, else
+// errNoMCPProgram.
+func findMCP() (string, error) {
+	name := mcpProgram
+	if runtime.GOOS == "windows" {
+		name += ".exe"
 	}
-	return 0
+	if exe, err := os.Executable(); err == nil {
+		// The user's own install, not a path from a model: resolving its
+		// links here is not the jail's business (internal/archtest).
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		p := filepath.Join(filepath.Dir(exe), name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(mcpProgram); err == nil {
+		return p, nil
+	}
+	return "", errNoMCPProgram
 }

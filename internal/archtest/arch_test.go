@@ -65,6 +65,7 @@ func judge(t *testing.T, what string, offenders []string, pending map[string]str
 func TestOnlyTheJailEvalSymlinks(t *testing.T) {
 	allowed := map[string]string{
 		"internal/escapetable/escapetable.go": "test support: canonicalizes the test's own temp dir",
+		"cmd/agent-host/mcp.go":               "agent-host's own executable, resolved to find agent-host-mcp installed beside it: the user's own install, not a model's path",
 		"host/exec/sandbox.go":                "the sandbox's deny list: the user's own secrets (home, Sandbox.DenyRead), resolved so that a secret behind a link is denied at its target too",
 		"host/walk/repo.go":                   "includeIf gitdir: matches the git directory's real name as git does; the name is matched against a pattern, never opened",
 	}
