@@ -12,8 +12,13 @@
 // The sides of each comparison run interleaved, in one process, so they
 // share the machine's load. Run it with bench/hook/run.sh, or:
 //
-//	go build -o /tmp/agent-host ./cmd/agent-host
-//	go run ./bench/hook -bin /tmp/agent-host
+//	CGO_ENABLED=0 go build -o /tmp/agent-host ./cmd/agent-host
+//	go run ./bench/hook -bin /tmp/agent-host [-empty EMPTY] [-before OLD-AGENT-HOST]
+//
+// With -empty, each case after it is also given as a ratio to the empty
+// program (issue 15's goal: the hook at most 1.3x); with -before, an
+// earlier build's hook runs interleaved with this one, for a change's
+// before and after in one run.
 package main
 
 import (
@@ -33,6 +38,7 @@ func main() {
 	bin := flag.String("bin", "agent-host", "the agent-host binary")
 	only := flag.String("hookonly", "", "the hookonly binary (bench/hook/hookonly), measured too when set")
 	empty := flag.String("empty", "", "an empty Go program (bench/hook/empty), measured too when set")
+	before := flag.String("before", "", "an earlier agent-host build, measured too (interleaved) when set, to compare a change")
 	runs := flag.Int("runs", 300, "runs of each start-up case")
 	copyRuns := flag.Int("copy-runs", 15, "runs of each copy case")
 	copyMiB := flag.Int("copy-mib", 64, "size of the copied file in MiB")
@@ -87,6 +93,12 @@ func main() {
 	if *empty == "" {
 		cases = slices.Delete(cases, 1, 2)
 	}
+	if *before != "" {
+		p := payload(small)
+		cases = append(cases,
+			benchCase{name: "before: hook, nothing to do", run: func() { run(env, noop, *before, "hook") }},
+			benchCase{name: "before: hook, reused", run: func() { run(env, p, *before, "hook") }, goal: true})
+	}
 	if *only != "" {
 		cases = append(cases,
 			benchCase{name: "hookonly, nothing to do", run: func() { run(env, noop, *only) }},
@@ -107,6 +119,11 @@ func main() {
 		}
 		if c.goal {
 			fmt.Printf("  goal <= 5 ms: %s", verdict(med[i] <= 5*time.Millisecond))
+		}
+		if *empty != "" && i > 1 {
+			// Issue 15's goal: a hook process at most 1.3x an empty static Go program.
+			r := med[i].Seconds() / med[1].Seconds()
+			fmt.Printf("  %.2fx empty (goal <= 1.3x: %s)", r, verdict(r <= 1.3))
 		}
 		fmt.Println()
 	}

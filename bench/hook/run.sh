@@ -2,7 +2,7 @@
 # Builds agent-host and bench/hook/hookonly and measures the hook: start-up
 # on a one-file payload (new copy, reused copy) and a 64 MiB copy against
 # cp. Extra arguments go to the benchmark (-runs N, -copy-runs N,
-# -copy-mib N).
+# -copy-mib N, -before OLD-AGENT-HOST for an earlier build interleaved).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=$(mktemp -d)
