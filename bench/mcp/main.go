@@ -1,19 +1,23 @@
 // Command mcpbench measures agent-host mcp the way a client sees it:
 //
 //   - floors: what any Go process, one linking net/http, one linking the MCP
-//     SDK, and "agent-host help" take from start to exit on this machine;
+//     SDK, "agent-host help" and "agent-host-mcp --help" take from start to
+//     exit on this machine;
 //   - start-up: from starting the process to the initialize response, over
 //     a pipe, with no SDK on the client side (a raw JSON-RPC line);
 //   - round trip: a small read_file tool call through the Go SDK's client
 //     over a real agent-host mcp process (CommandTransport), after warm-up.
 //
-// It builds agent-host from this checkout first. Usage:
+// It builds agent-host and agent-host-mcp (static, as shipped) from this
+// checkout first; -bin names an agent-host with its agent-host-mcp beside
+// it instead, and -before an earlier build whose start-up runs
+// interleaved with this one's. Usage:
 //
 //   - throughput: calls per second of write_file and read_file with 32
 //     in flight over one session, against the reference server
 //     (@modelcontextprotocol/server-filesystem) when -ref gives it.
 //
-//     go run ./bench/mcp [-calls 1000] [-starts 100] [-bin PATH]
+//     go run ./bench/mcp [-calls 1000] [-starts 100] [-bin PATH] [-before PATH]
 //     go run ./bench/mcp -only-inflight [-inflight 32] [-ref .../server-filesystem/dist/index.js]
 package main
 
@@ -37,7 +41,8 @@ import (
 func main() {
 	calls := flag.Int("calls", 1000, "read_file calls to time")
 	starts := flag.Int("starts", 100, "process starts to time")
-	prebuilt := flag.String("bin", "", "an agent-host binary to measure instead of building one")
+	prebuilt := flag.String("bin", "", "an agent-host binary (agent-host-mcp beside it) to measure instead of building them")
+	before := flag.String("before", "", "an earlier agent-host build whose start-up to initialize is measured too, interleaved")
 	k := flag.Int("inflight", 32, "calls in flight for the throughput figure (0: skip it)")
 	kCalls := flag.Int("inflight-calls", 3000, "calls of each tool per throughput run")
 	runs := flag.Int("runs", 5, "throughput runs per server (the median is printed)")
@@ -54,7 +59,9 @@ func main() {
 	bin := *prebuilt
 	if bin == "" {
 		bin = filepath.Join(dir, "agent-host")
-		build := exec.Command("go", "build", "-o", bin, "github.com/agenthost/agenthost/cmd/agent-host")
+		build := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
+			"github.com/agenthost/agenthost/cmd/agent-host", "github.com/agenthost/agenthost/cmd/agent-host-mcp")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {
 			log.Fatal("build: ", err)
@@ -77,9 +84,19 @@ func main() {
 		return
 	}
 	floors(dir, bin, *starts)
-	st, stCPU := startup(bin, ws, *starts)
-	fmt.Printf("start-up to initialize response (%d starts): median %s, p90 %s, min %s; CPU of the whole run (start, initialize, exit) median %s\n",
-		*starts, pct(st, 50), pct(st, 90), st[0], pct(stCPU, 50))
+	bins := []string{bin}
+	if *before != "" {
+		bins = append(bins, *before)
+	}
+	st, stCPU := startup(bins, ws, *starts)
+	for i, b := range bins {
+		name := "this build"
+		if i > 0 {
+			name = "before (" + b + ")"
+		}
+		fmt.Printf("start-up to initialize response, %s (%d starts): median %s, p90 %s, min %s; CPU of the whole run (start, initialize, exit) median %s\n",
+			name, *starts, pct(st[i], 50), pct(st[i], 90), st[i][0], pct(stCPU[i], 50))
+	}
 
 	rt := roundTrip(bin, ws, *calls, "")
 	fmt.Printf("read_file round trip, protocol %s (%d calls): median %s, p90 %s, p99 %s, min %s\n",
@@ -91,38 +108,53 @@ func main() {
 
 const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpbench","version":"1"}}}` + "\n"
 
-// startup times n process starts up to the initialize response, and
-// returns with them the CPU time (user+sys) of each whole run: on a loaded
-// machine wall time measures the neighbours, CPU time the program.
-func startup(bin, ws string, n int) (wall, cpu []time.Duration) {
+// startup times n process starts of each of bins (interleaved) up to the
+// initialize response, and returns with them the CPU time (user+sys) of
+// each whole run, sorted, per binary: on a loaded machine wall time
+// measures the neighbours, CPU time the program.
+func startup(bins []string, ws string, n int) (wall, cpu [][]time.Duration) {
+	wall = make([][]time.Duration, len(bins))
+	cpu = make([][]time.Duration, len(bins))
 	for range n {
-		cmd := exec.Command(bin, "mcp", "--root", ws)
-		stdin, _ := cmd.StdinPipe()
-		stdout, _ := cmd.StdoutPipe()
-		t0 := time.Now()
-		if err := cmd.Start(); err != nil {
-			log.Fatal(err)
+		for i, bin := range bins {
+			w, c := startOnce(bin, ws)
+			wall[i] = append(wall[i], w)
+			cpu[i] = append(cpu[i], c)
 		}
-		io.WriteString(stdin, initLine)
-		line, err := bufio.NewReader(stdout).ReadString('\n')
-		d := time.Since(t0)
-		if err != nil || !strings.Contains(line, `"result"`) {
-			log.Fatalf("initialize: %v %q", err, line)
-		}
-		stdin.Close()
-		cmd.Wait()
-		wall = append(wall, d)
-		cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 	}
-	slices.Sort(wall)
-	slices.Sort(cpu)
+	for i := range bins {
+		slices.Sort(wall[i])
+		slices.Sort(cpu[i])
+	}
 	return wall, cpu
+}
+
+// startOnce starts bin mcp, sends initialize and returns the time to its
+// response and the CPU time of the whole run.
+func startOnce(bin, ws string) (wall, cpu time.Duration) {
+	cmd := exec.Command(bin, "mcp", "--root", ws)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	io.WriteString(stdin, initLine)
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	d := time.Since(t0)
+	if err != nil || !strings.Contains(line, `"result"`) {
+		log.Fatalf("initialize: %v %q", err, line)
+	}
+	stdin.Close()
+	cmd.Wait()
+	return d, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
 // floors times, interleaved, n starts to exit of what every start-up pays
 // before the server's own code runs: an empty Go program, one that links
-// net/http, one that links the MCP SDK (bench/mcp/floor/...), and
-// "agent-host help" (every package of agent-host initialized).
+// net/http, one that links the MCP SDK (bench/mcp/floor/...), "agent-host
+// help" (every package of agent-host initialized) and "agent-host-mcp
+// --help" (every package of the server initialized).
 func floors(dir, bin string, n int) {
 	type prog struct {
 		name string
@@ -140,7 +172,8 @@ func floors(dir, bin string, n int) {
 		}
 		progs = append(progs, &prog{name: "floor/" + f, argv: []string{out}})
 	}
-	progs = append(progs, &prog{name: "agent-host help", argv: []string{bin, "help"}})
+	progs = append(progs, &prog{name: "agent-host help", argv: []string{bin, "help"}},
+		&prog{name: "agent-host-mcp --help", argv: []string{filepath.Join(filepath.Dir(bin), "agent-host-mcp"), "--help"}})
 	for range n {
 		for _, p := range progs {
 			t0 := time.Now()
