@@ -166,6 +166,7 @@ func floors(dir, bin string, n int) {
 	for _, f := range []string{"empty", "nethttp", "sdk"} {
 		out := filepath.Join(dir, "floor-"+f)
 		build := exec.Command("go", "build", "-o", out, "github.com/agenthost/agenthost/bench/mcp/floor/"+f)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as agent-host ships
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {
 			log.Fatal("build: ", err)
