@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"time"
 
@@ -195,4 +196,17 @@ func mayHaveChangedAnything(ctx context.Context) {
 	invalidation.FromContext(ctx).MayChangeAll(
 		invalidation.ScopeContent|invalidation.ScopeTree|invalidation.ScopeGit,
 		invalidation.CauseTool)
+}
+
+// IsSecret reports whether the Host's sandbox policy denies commands the
+// file whose real path (links resolved) is real and whose stat, as opened,
+// is fi (nil if unknown): one of the default secrets under Home
+// (host/exec.DefaultDenyRead) or of SandboxPolicy.DenyRead, beneath one, or
+// the same file by device and inode. Tools that copy files into the roots
+// (SendUserFile's outbox) refuse such a source, so that no copy puts a
+// secret within a sandboxed command's reach. It holds whether or not the
+// sandbox is Off.
+func (h *Host) IsSecret(real string, fi fs.FileInfo) bool {
+	sb := &ExecSandbox{Home: h.cfg.Home, DenyRead: h.cfg.Sandbox.DenyRead}
+	return sb.DeniesRead(real, fi)
 }

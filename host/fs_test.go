@@ -432,7 +432,6 @@ func TestContextCancelled(t *testing.T) {
 	}
 }
 
-
 // TestUnrestrictedResolveMatchesOperations: under Unrestricted,
 // ResolveInJail shows what the operations touch ("link/.." is the link
 // target's parent, as for the kernel), not a lexical cleaning.

@@ -57,6 +57,13 @@ var (
 	// ErrChanged is wrapped by the error of a file kept because it kept
 	// changing while it was copied.
 	ErrChanged = errors.New("senduserfile: source changed while it was copied")
+	// ErrSecret is wrapped by the error of a file that the Host's sandbox
+	// denies commands (a key under ~/.ssh, say: Host.IsSecret): a copy in
+	// the outbox would put it within every sandboxed command's reach, and
+	// the hook copies before the user approves the call. The file is left
+	// as it was. (Here agent-host hook parts from the Python hook, which
+	// copies any file.)
+	ErrSecret = errors.New("senduserfile: a secret the sandbox denies commands; not copied into the workspace")
 )
 
 // Options tune a call. The zero value is the script's behaviour.
@@ -251,6 +258,11 @@ func (s *stager) one(f *File) {
 	src := s.source(f)
 	if src == nil {
 		return // left alone, or kept
+	}
+	if fi, _ := src.Stat(); s.h.IsSecret(f.Source, fi) {
+		src.Close()
+		f.Status, f.Err = Kept, fmt.Errorf("%w: %s", ErrSecret, f.Source)
+		return
 	}
 	if err := s.late(); err != nil {
 		src.Close()
