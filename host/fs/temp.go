@@ -92,5 +92,18 @@ func tempName() string {
 	return TempPrefix + hex.EncodeToString(rnd[:])
 }
 
-// isTempName reports whether name is one of the writer's temporary names.
-func isTempName(name string) bool { return strings.HasPrefix(name, TempPrefix) }
+// isTempName reports whether name is exactly of the form tempName gives
+// (TempPrefix and 16 lowercase hex digits), so that a user's own file
+// that merely starts with the prefix is never swept.
+func isTempName(name string) bool {
+	rest, ok := strings.CutPrefix(name, TempPrefix)
+	if !ok || len(rest) != 16 {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
