@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -171,10 +172,43 @@ func (c *lineConn) readLoop() {
 			}
 		}
 		if err != nil {
+			if err == io.EOF {
+				// The client closed its end after sending: the requests it
+				// sent are still answered before the session ends.
+				c.drain(MaxDrain)
+			}
 			select {
 			case c.incoming <- msgOrErr{err: err}:
 			case <-c.closed:
 			}
+			return
+		}
+	}
+}
+
+// MaxDrain is how long, once the client's input has ended, the server
+// goes on answering the requests it already read before it ends the
+// session: long enough for any file operation and for a command within
+// its default timeout (2 min); a tool still running then is cancelled.
+const MaxDrain = 2 * time.Minute
+
+// drain waits until no request is unanswered, the connection is closed,
+// or d has passed.
+func (c *lineConn) drain(d time.Duration) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		c.mu.Lock()
+		n, wake := c.inFlight, c.wake
+		c.mu.Unlock()
+		if n <= 0 {
+			return
+		}
+		select {
+		case <-wake:
+		case <-c.closed:
+			return
+		case <-timer.C:
 			return
 		}
 	}

@@ -475,3 +475,24 @@ func TestMaxMessageBytesFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestsAnsweredAfterInputEnds: a client that writes its requests
+// and closes its end at once (`printf ... | agent-host mcp`) still gets
+// every reply before the server exits.
+func TestRequestsAnsweredAfterInputEnds(t *testing.T) {
+	r := startRaw(t)
+	const n = 20
+	for i := 1; i <= n; i++ {
+		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"list_roots","arguments":{}}}`, i))
+	}
+	r.stdin.Close()
+	got := map[string]bool{}
+	for i := 0; i < n; i++ {
+		got[string(parseReply(t, r.line()).ID)] = true
+	}
+	for i := 1; i <= n; i++ {
+		if !got[fmt.Sprint(i)] {
+			t.Errorf("no reply for id %d", i)
+		}
+	}
+}
