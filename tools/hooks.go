@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -180,22 +178,17 @@ func (iv *Invoker) runHook(ctx context.Context, inv *invalidation.Invocation, h 
 		run.Err = fmt.Errorf("hook input: %w", err)
 		return run, out
 	}
-	stdin, err := writeStdinFile(in)
-	if err != nil {
-		run.Err = err
-		return run, out
-	}
-	defer os.Remove(stdin)
 
 	timeout := h.Timeout
 	if timeout <= 0 {
 		timeout = DefaultHookTimeout
 	}
 	req := host.ExecRequest{
-		// The Host gives every command /dev/null for standard input; the
-		// hook's JSON comes from a private file instead, so its size is
-		// not bounded by the environment's.
-		Command: "exec 0<" + shellQuote(stdin) + "\n" + h.Command,
+		// The hook's JSON is its standard input, as Claude Code gives it;
+		// the command is the user's, untouched (any shell, no temporary
+		// file to leak when the hook is killed).
+		Command: h.Command,
+		Stdin:   bytes.NewReader(in),
 		Cwd:     call.Cwd,
 		Timeout: timeout,
 		Env:     []string{"CLAUDE_PROJECT_DIR=" + iv.Host.WorkspaceRoot()},
@@ -312,27 +305,6 @@ func (iv *Invoker) recordHookWrites(ctx context.Context, inv *invalidation.Invoc
 		}
 	}
 	inv.MayChangeAll(invalidation.ScopeAll, invalidation.CauseHook)
-}
-
-// writeStdinFile writes a hook's standard input to a new private file and
-// returns its path; the caller removes it.
-func writeStdinFile(data []byte) (string, error) {
-	f, err := os.CreateTemp("", "agenthost-hook-*.json")
-	if err != nil {
-		return "", fmt.Errorf("hook input: %w", err)
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("hook input: %w", err)
-	}
-	return f.Name(), nil
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func rawOrNull(m json.RawMessage) json.RawMessage {

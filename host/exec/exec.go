@@ -10,8 +10,10 @@
 // no controlling terminal (a prompt on /dev/tty fails at once instead of
 // waiting for a human or writing on the user's terminal), and it is the
 // leader of a new process group that holds everything it starts. Standard
-// input is /dev/null. Standard output and standard error are pipes read by
-// this package until they close, without back-pressure on the command.
+// input is /dev/null unless Request.Stdin gives one. Standard output and
+// standard error are pipes read by this package until they close, without
+// back-pressure on the command, into the capture or, when the request
+// gives writers (Request.Stdout, Request.Stderr), into those as they come.
 //
 //   - When the leader (the shell of Exec, the program of RunCapture) exits,
 //     output is read for at most DrainGrace more, then the whole process
@@ -47,11 +49,13 @@
 // Process groups, sessions and the group kill are Unix only. On Linux
 // (5.3 or newer, for pidfd_open) the calling goroutine supervises a run
 // in one ppoll(2) loop over the leader's pidfd, the pipes and an eventfd
-// for the context, with no goroutine of its own; the leader stays
-// unreaped (a zombie) until its group has been killed, so the group id
-// cannot be reused by an unrelated process before the kill. Elsewhere,
-// and on older kernels, goroutines read the pipes and wait for the
-// leader (on Linux still without reaping it; on other Unix systems the
+// for the context, with no goroutine of its own (but the one copying a
+// Request.Stdin that is not a file); the leader stays unreaped (a
+// zombie) until its group has been killed, so the group id cannot be
+// reused by an unrelated process before the kill. For a run that streams
+// into writers (Request.Stdout, Request.Stderr), so that a slow writer
+// cannot hold the clock, elsewhere, and on older kernels, goroutines read
+// the pipes and wait for the leader (on Linux still without reaping it; on other Unix systems the
 // leader is reaped first and the kill follows at once, with the tiny
 // window for reuse that implies). On Windows and other systems only the
 // leader is killed, and a reader blocked on a pipe held by a surviving
@@ -62,6 +66,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	osexec "os/exec"
 	"sync"
@@ -118,6 +123,32 @@ type Request struct {
 	// Sandbox, when set, confines the command and everything it starts
 	// (see Sandbox); nil runs it with the rights of this process.
 	Sandbox *Sandbox
+	// Stdin is the command's standard input; nil means /dev/null. An
+	// *os.File (a file, a pipe, a terminal) is given to the command as it
+	// is: the command reads the descriptor itself, sharing its offset,
+	// and nothing is copied. Any other reader is copied into a pipe by a
+	// goroutine of the run as the command reads it, until Read returns
+	// io.EOF or an error (then the command sees end of file) or the run
+	// ends. When the run ends the pipe is closed, so a copy blocked on a
+	// full pipe (a command that reads nothing) ends with it; a Read of
+	// Stdin in progress is not waited for: its goroutine ends as soon as
+	// that Read returns, without calling Read again. A sandboxed command
+	// gets its input the same way, through the helper.
+	Stdin io.Reader
+	// Stdout and Stderr, when set, receive the command's standard output
+	// and standard error as it writes them, byte for byte and uncut,
+	// instead of being captured: the matching Output field is then empty
+	// and never Truncated. With Combined the one interleaved stream goes
+	// to Stdout (to Stderr when only Stderr is set). Each writer is called
+	// from one goroutine of the run, never after Exec returned except for
+	// a Write still in progress then; a Write that blocks holds the
+	// command back as a full pipe would, but not the timeout, the cancel
+	// or the kill. A Write that fails closes that pipe, so the command's
+	// next write fails with EPIPE (or SIGPIPE), as in a shell pipeline.
+	Stdout, Stderr io.Writer
+	// MaxOutputBytes, when positive, replaces Limits.MaxOutputBytes for
+	// the capture of this run (raised to 256 if smaller).
+	MaxOutputBytes int
 }
 
 // Capture is one program run directly, with no shell, for Runner.Capture.
@@ -265,6 +296,10 @@ func (r *Runner) Exec(ctx context.Context, req Request) (Output, error) {
 		timeout:  r.limits.timeout(req.Timeout),
 		combined: req.Combined,
 		sandbox:  req.Sandbox,
+		stdin:    req.Stdin,
+		stdout:   req.Stdout,
+		stderr:   req.Stderr,
+		maxOut:   r.limits.maxOutput(req.MaxOutputBytes),
 	})
 }
 
@@ -280,6 +315,7 @@ func (r *Runner) Capture(ctx context.Context, c Capture) (Output, error) {
 		env:     c.Env,
 		timeout: r.limits.timeout(c.Timeout),
 		sandbox: c.Sandbox,
+		maxOut:  r.limits.MaxOutputBytes,
 	})
 }
 
@@ -306,6 +342,7 @@ func (r *Runner) RunCaptureIn(ctx context.Context, dir *os.File, program string,
 		cwd:     cwd,
 		dir:     dir,
 		timeout: r.limits.timeout(timeout),
+		maxOut:  r.limits.MaxOutputBytes,
 	})
 }
 

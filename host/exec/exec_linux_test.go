@@ -490,6 +490,9 @@ func TestWatchedRuns(t *testing.T) {
 		"escapee":    TestSetsidEscapeeCannotHoldExec,
 		"rune cut":   TestOutputCutOnRuneBoundary,
 		"concurrent": TestConcurrentRuns,
+		"stdin":      TestStdin,
+		"not read":   TestStdinNotRead,
+		"stdin cut":  TestStdinTimeout,
 	} {
 		t.Run(name, test)
 	}

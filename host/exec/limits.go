@@ -96,3 +96,12 @@ func (l Limits) timeout(want time.Duration) time.Duration {
 	}
 	return min(want, l.MaxTimeout)
 }
+
+// maxOutput returns the capture limit of a run asking for want (0: the
+// Limits' own).
+func (l Limits) maxOutput(want int) int {
+	if want <= 0 {
+		return l.MaxOutputBytes
+	}
+	return max(want, minOutputBytes)
+}

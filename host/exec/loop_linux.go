@@ -111,7 +111,7 @@ func (r *Runner) runPolled(ctx context.Context, cmd *osexec.Cmd, s spec) (out Ou
 			}
 			return Output{}, true, fmt.Errorf("exec: pipe: %w", err)
 		}
-		pipes = append(pipes, polledPipe{fd: p[0], buf: newHeadTail(lim.MaxOutputBytes)})
+		pipes = append(pipes, polledPipe{fd: p[0], buf: newHeadTail(s.maxOut)})
 		writers = append(writers, os.NewFile(uintptr(p[1]), "|1"))
 	}
 	cmd.Stdout = writers[0]
@@ -119,6 +119,7 @@ func (r *Runner) runPolled(ctx context.Context, cmd *osexec.Cmd, s spec) (out Ou
 
 	start := time.Now()
 	err = cmd.Start()
+	s.in.started(err)
 	for _, w := range writers {
 		w.Close() // the child has its copies; EOF comes when it and its heirs close them
 	}
@@ -259,11 +260,11 @@ func (r *Runner) runPolled(ctx context.Context, cmd *osexec.Cmd, s spec) (out Ou
 	out.Duration = time.Since(start)
 	setStatus(&out, cmd.ProcessState)
 	if s.combined {
-		out.Combined, out.Truncated = pipes[0].buf.render(lim.MaxOutputBytes)
+		out.Combined, out.Truncated = pipes[0].buf.render(s.maxOut)
 	} else {
 		var t1, t2 bool
-		out.Stdout, t1 = pipes[0].buf.render(lim.MaxOutputBytes)
-		out.Stderr, t2 = pipes[1].buf.render(lim.MaxOutputBytes)
+		out.Stdout, t1 = pipes[0].buf.render(s.maxOut)
+		out.Stderr, t2 = pipes[1].buf.render(s.maxOut)
 		out.Truncated = t1 || t2
 	}
 	return out, true, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	osexec "os/exec"
@@ -22,8 +23,29 @@ type spec struct {
 	env      []string // additions to the environment
 	timeout  time.Duration
 	combined bool
-	sandbox  *Sandbox // nil: not confined
+	sandbox  *Sandbox   // nil: not confined
+	stdin    io.Reader  // nil: /dev/null
+	stdout   io.Writer  // nil: captured
+	stderr   io.Writer  // nil: captured
+	maxOut   int        // the capture limit, defaults applied
+	in       *stdinFeed // the copy of stdin, told when the command started
 }
+
+// sinks returns the writers of the run's pipes, in the order the
+// supervisors make them (standard output, then standard error; one pipe
+// when combined), nil for a pipe that is captured.
+func (s spec) sinks() []io.Writer {
+	if s.combined {
+		if s.stdout != nil {
+			return []io.Writer{s.stdout}
+		}
+		return []io.Writer{s.stderr}
+	}
+	return []io.Writer{s.stdout, s.stderr}
+}
+
+// streaming reports whether some output goes to a writer.
+func (s spec) streaming() bool { return s.stdout != nil || s.stderr != nil }
 
 // quietEnv is set for every command so that nothing waits for a human:
 // pagers print straight through and git fails instead of prompting for a
@@ -41,9 +63,10 @@ var readBufs = sync.Pool{New: func() any { b := make([]byte, readBufSize); retur
 
 // stream is one pipe the command writes to and the goroutine reading it.
 type stream struct {
-	r   *os.File
-	mu  sync.Mutex // guards buf: a reader abandoned after DrainGrace may still write
-	buf *headTail
+	r    *os.File
+	mu   sync.Mutex // guards buf: a reader abandoned after DrainGrace may still write
+	buf  *headTail
+	sink io.Writer // when set, gets the bytes instead of buf
 }
 
 // read copies the pipe into buf until EOF, an error or the read deadline,
@@ -55,7 +78,14 @@ func (s *stream) read(done func()) {
 	b := *bp
 	for {
 		n, err := s.r.Read(b)
-		if n > 0 {
+		if n > 0 && s.sink != nil {
+			if _, werr := s.sink.Write(b[:n]); werr != nil {
+				// Nobody takes the output any more: the command's next
+				// write fails, as in a pipeline whose reader went away.
+				s.r.Close()
+				return
+			}
+		} else if n > 0 {
 			s.mu.Lock()
 			s.buf.Write(b[:n])
 			s.mu.Unlock()
@@ -98,10 +128,23 @@ func (r *Runner) runOnce(ctx context.Context, s spec) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	out, handled, err := r.runPolled(ctx, cmd, s)
+	in, err := feedStdin(cmd, s.stdin)
+	if err != nil {
+		if sr != nil {
+			sr.close()
+		}
+		return Output{}, err
+	}
+	s.in = in
+	var out Output
+	handled := false
+	if !s.streaming() {
+		out, handled, err = r.runPolled(ctx, cmd, s)
+	}
 	if !handled {
 		out, err = r.runWatched(ctx, cmd, s)
 	}
+	in.stop(r.limits.DrainGrace)
 	if sr == nil {
 		return out, err
 	}
@@ -176,14 +219,16 @@ func (r *Runner) runWatched(ctx context.Context, cmd *osexec.Cmd, s spec) (Outpu
 			closeAll()
 			return Output{}, fmt.Errorf("exec: %w", err)
 		}
-		streams = append(streams, &stream{r: pr, buf: newHeadTail(lim.MaxOutputBytes)})
+		streams = append(streams, &stream{r: pr, buf: newHeadTail(s.maxOut), sink: s.sinks()[len(streams)]})
 		writers = append(writers, pw)
 	}
 	cmd.Stdout = writers[0]
 	cmd.Stderr = writers[len(writers)-1]
 
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	err := cmd.Start()
+	s.in.started(err)
+	if err != nil {
 		closeAll()
 		return Output{}, fmt.Errorf("exec: %w", err)
 	}
@@ -245,10 +290,10 @@ func (r *Runner) runWatched(ctx context.Context, cmd *osexec.Cmd, s spec) (Outpu
 	setStatus(&out, state)
 	var t1, t2 bool
 	if s.combined {
-		out.Combined, t1 = streams[0].render(lim.MaxOutputBytes)
+		out.Combined, t1 = streams[0].render(s.maxOut)
 	} else {
-		out.Stdout, t1 = streams[0].render(lim.MaxOutputBytes)
-		out.Stderr, t2 = streams[1].render(lim.MaxOutputBytes)
+		out.Stdout, t1 = streams[0].render(s.maxOut)
+		out.Stderr, t2 = streams[1].render(s.maxOut)
 	}
 	out.Truncated = t1 || t2
 	return out, nil

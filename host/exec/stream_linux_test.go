@@ -1,0 +1,133 @@
+package exec
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a bytes.Buffer safe for the run's goroutine and the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// seqOutput is what seq 1 n prints.
+func seqOutput(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	return b.String()
+}
+
+func TestStreamIsUncut(t *testing.T) {
+	r := testRunner()
+	var stdout, stderr lockedBuffer
+	out, _ := execOK(t, r, context.Background(), Request{
+		Command: "seq 1 100000; echo oops >&2; exit 3", Stdout: &stdout, Stderr: &stderr,
+	})
+	if want := seqOutput(100000); stdout.String() != want {
+		t.Fatalf("streamed %d bytes, want %d", len(stdout.String()), len(want))
+	}
+	if stderr.String() != "oops\n" || out.ExitCode != 3 || out.Stdout != "" || out.Stderr != "" || out.Truncated {
+		t.Fatalf("stderr %q, %+v", stderr.String(), out)
+	}
+	// One stream to a writer, the other captured; and Combined.
+	stdout = lockedBuffer{}
+	out, _ = execOK(t, r, context.Background(), Request{Command: "echo out; echo err >&2", Stdout: &stdout})
+	if stdout.String() != "out\n" || out.Stderr != "err\n" || out.Stdout != "" {
+		t.Fatalf("stdout %q, %+v", stdout.String(), out)
+	}
+	stdout = lockedBuffer{}
+	out, _ = execOK(t, r, context.Background(), Request{Command: "echo 1; echo 2 >&2; echo 3", Combined: true, Stdout: &stdout})
+	if stdout.String() != "1\n2\n3\n" || out.Combined != "" {
+		t.Fatalf("combined %q, %+v", stdout.String(), out)
+	}
+}
+
+// TestStreamArrivesAsWritten: the first line is at the writer while the
+// command still runs.
+func TestStreamArrivesAsWritten(t *testing.T) {
+	r := testRunner()
+	var stdout lockedBuffer
+	seen := make(chan time.Duration, 1)
+	t0 := time.Now()
+	go func() {
+		for time.Since(t0) < 5*time.Second {
+			if stdout.String() == "first\n" {
+				seen <- time.Since(t0)
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		seen <- -1
+	}()
+	execOK(t, r, context.Background(), Request{Command: "echo first; sleep 1; echo second", Stdout: &stdout})
+	if d := <-seen; d < 0 || d > 900*time.Millisecond {
+		t.Fatalf("first line seen after %v", d)
+	}
+	if stdout.String() != "first\nsecond\n" {
+		t.Fatalf("%q", stdout.String())
+	}
+}
+
+// blockingWriter never returns from Write until released.
+type blockingWriter struct{ release chan struct{} }
+
+func (b blockingWriter) Write(p []byte) (int, error) { <-b.release; return len(p), nil }
+
+// failingWriter fails every Write.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("closed") }
+
+func TestStreamTimeoutAndWriters(t *testing.T) {
+	r := testRunner()
+	var stdout lockedBuffer
+	out, took := execOK(t, r, context.Background(), Request{Command: "echo before; sleep 30", Stdout: &stdout, Timeout: 300 * time.Millisecond})
+	if !out.TimedOut || stdout.String() != "before\n" || took > 300*time.Millisecond+slack {
+		t.Fatalf("%q %+v after %v", stdout.String(), out, took)
+	}
+	// A writer that blocks does not hold the timeout.
+	bw := blockingWriter{make(chan struct{})}
+	out, took = execOK(t, r, context.Background(), Request{Command: "seq 1 1000000", Stdout: bw, Timeout: 300 * time.Millisecond})
+	close(bw.release)
+	if !out.TimedOut || took > 300*time.Millisecond+testKillGrace+3*testDrainGrace+slack {
+		t.Fatalf("%+v after %v", out, took)
+	}
+	// A writer that fails closes the pipe: the command gets SIGPIPE.
+	out, took = execOK(t, r, context.Background(), Request{Command: "yes", Stdout: failingWriter{}})
+	if out.Signal != "SIGPIPE" || out.TimedOut || took > slack {
+		t.Fatalf("%+v after %v", out, took)
+	}
+}
+
+func TestMaxOutputPerRequest(t *testing.T) {
+	r := testRunner()
+	out, _ := execOK(t, r, context.Background(), Request{Command: "seq 1 100000", MaxOutputBytes: 1 << 20})
+	if out.Stdout != seqOutput(100000) || out.Truncated {
+		t.Fatalf("%d bytes, truncated %v", len(out.Stdout), out.Truncated)
+	}
+	out, _ = execOK(t, r, context.Background(), Request{Command: "seq 1 100000", MaxOutputBytes: 1000})
+	if len(out.Stdout) > 1000 || !out.Truncated || !strings.HasPrefix(out.Stdout, "1\n2\n") || !strings.HasSuffix(out.Stdout, "99999\n100000\n") {
+		t.Fatalf("%d bytes %q", len(out.Stdout), out.Stdout)
+	}
+}
