@@ -11,8 +11,12 @@ import (
 )
 
 // ExecRequest is one shell command for Exec: Command, Cwd, Timeout, and
-// optionally Env, Combined, Shell and a stricter Sandbox. It is [hostexec.Request], where each
-// field is documented: go doc github.com/agenthost/agenthost/host/exec Request.
+// optionally Env, Combined, Shell, a stricter Sandbox, Stdin (nil:
+// /dev/null; an *os.File is passed as it is, any other reader is copied
+// into a pipe), Stdout and Stderr writers that get the output as it comes,
+// uncut, instead of the capture, and MaxOutputBytes (the capture limit of
+// this run). It is [hostexec.Request], where each field is documented:
+// go doc github.com/agenthost/agenthost/host/exec Request.
 type ExecRequest = hostexec.Request
 
 // ExecOutput is what a command produced: its streams within the output
