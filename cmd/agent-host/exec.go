@@ -52,27 +52,41 @@ const (
 // through Host.Exec in the current directory, sandboxed unless
 // --no-sandbox (see host.SandboxPolicy; with --json the report says what
 // was enforced, and a protected path restored after the run is named on
-// stderr), prints its standard output
-// and standard error once it has finished (each cut to the output limit,
-// head and tail kept), and exits with its status. The command runs in its
-// own session, so Ctrl-C reaches agent-host, which then stops the command
-// (SIGTERM to its process group, SIGKILL after the kill grace).
-func cmdExec(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+// stderr), and exits with its status.
+//
+// Its standard input is agent-host's when that is not a terminal (a pipe,
+// a file: `agent-host exec -- wc -c < f`), else /dev/null, so a command
+// never waits for a human. Its standard output and standard error go to
+// agent-host's as the command writes them, byte for byte and uncut, as a
+// shell would print them. With --capture or --json they are captured
+// instead and printed once the command has finished, each cut to
+// --max-output bytes (head and tail kept); a cut is then announced on
+// stderr with the flag that raises it.
+//
+// The command runs in its own session, so Ctrl-C reaches agent-host,
+// which then stops the command (SIGTERM to its process group, SIGKILL
+// after the kill grace); so does the timeout (exit 124).
+func cmdExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, hf := newFlagSet("exec", stderr)
 	timeout := fs.Duration("timeout", 0, "timeout `D` (default 2m, at most 10m; larger is clamped)")
 	combined := fs.Bool("combined", false, "interleave standard error into standard output, in order")
+	capture := fs.Bool("capture", false, "capture the output and print it when the command ends, each stream cut to --max-output (head and tail kept)")
+	maxOutput := nonNegativeIntFlag(fs, "max-output", 0, "with --capture or --json, keep up to `N` bytes of each stream (default 30000)")
 	var env multiFlag
 	fs.Var(&env, "env", "add or replace `KEY=VALUE` in the environment (repeatable)")
-	warn := addSandboxFlags(fs, hf, stderr)
+	warnOff := addSandboxFlags(fs, hf, stderr)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
 	if len(pos) == 0 {
-		fmt.Fprintln(stderr, "usage: agent-host exec [--timeout D] [--combined] [--env KEY=VALUE]... [--no-sandbox] [--require-sandbox] [--network] -- COMMAND")
-		return 2
+		return usageFail(stderr, "exec", "no COMMAND after --")
 	}
-	warn()
+	captured := *capture || hf.json
+	if *maxOutput > 0 && !captured {
+		return usageFail(stderr, "exec", "--max-output applies to --capture and --json (without them the output is streamed uncut)")
+	}
+	warnOff()
 	h, err := hf.open()
 	if err != nil {
 		return fail(stderr, "exec", err, 2)
@@ -81,13 +95,25 @@ func cmdExec(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	out, err := h.Exec(ctx, host.ExecRequest{
-		Command:  strings.Join(pos, " "),
-		Cwd:      cliCwd(h),
-		Timeout:  *timeout,
-		Env:      env,
-		Combined: *combined,
-	})
+	req := host.ExecRequest{
+		Command:        strings.Join(pos, " "),
+		Cwd:            cliCwd(h),
+		Timeout:        *timeout,
+		Env:            env,
+		Combined:       *combined,
+		Stdin:          commandStdin(stdin),
+		MaxOutputBytes: *maxOutput,
+	}
+	if !captured {
+		// A reader of our output that went away (`| head`) must not kill
+		// agent-host with SIGPIPE before it has stopped the command: the
+		// write fails instead, and the command's next write with it.
+		sigpipe := make(chan os.Signal, 1)
+		signal.Notify(sigpipe, syscall.SIGPIPE)
+		defer signal.Stop(sigpipe)
+		req.Stdout, req.Stderr = stdout, rawWriter(stderr)
+	}
+	out, err := h.Exec(ctx, req)
 	if err != nil {
 		code := execNotStarted
 		if errors.Is(err, host.ErrNoShell) || errors.Is(err, exec.ErrNotFound) {
@@ -111,10 +137,14 @@ func cmdExec(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			DurationMS: out.Duration.Milliseconds(), TimeoutMS: out.Timeout.Milliseconds(),
 			Sandbox: out.Sandbox,
 		})
+		announceCut(stderr, out, h.Limits().MaxOutputBytes, *maxOutput, code)
 		return code
 	}
-	io.WriteString(stdout, out.Stdout+out.Combined)
-	io.WriteString(stderr, out.Stderr)
+	if captured {
+		io.WriteString(stdout, out.Stdout+out.Combined)
+		io.WriteString(stderr, out.Stderr)
+		announceCut(stderr, out, h.Limits().MaxOutputBytes, *maxOutput, code)
+	}
 	if sb := out.Sandbox; sb != nil {
 		for _, p := range sb.Restored {
 			fmt.Fprintf(stderr, "agent-host exec: sandbox: restored protected path %s\n", p)
@@ -130,6 +160,40 @@ func cmdExec(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "agent-host exec: interrupted")
 	}
 	return code
+}
+
+// announceCut says on stderr, when the capture cut some stream, how much
+// was kept and which flag keeps more, in the error voice (a JSON object
+// with --json).
+func announceCut(stderr io.Writer, out host.ExecOutput, limit, asked, code int) {
+	if !out.Truncated {
+		return
+	}
+	if asked > 0 {
+		limit = max(asked, 256)
+	}
+	warn(stderr, "exec", fmt.Errorf("output cut to %d bytes per stream, head and tail kept (the middle is marked \"[... N bytes omitted ...]\"); --max-output N keeps more, or drop --capture/--json to stream it uncut", limit), code)
+}
+
+// commandStdin is the command's standard input given agent-host's: the
+// same file unless it is a terminal (then nil, /dev/null: a command must
+// not wait for a human, nor read keys meant for agent-host).
+func commandStdin(stdin io.Reader) io.Reader {
+	if f, ok := stdin.(*os.File); ok {
+		if f == nil || isTerminal(f) {
+			return nil
+		}
+	}
+	return stdin
+}
+
+// rawWriter is the writer under the program's stderr wrapper, for the
+// command's own bytes.
+func rawWriter(w io.Writer) io.Writer {
+	if e, ok := w.(*errOut); ok {
+		return e.Writer
+	}
+	return w
 }
 
 // execJSON is the --json form of an exec's output.
