@@ -140,11 +140,15 @@ type Request struct {
 	// instead of being captured: the matching Output field is then empty
 	// and never Truncated. With Combined the one interleaved stream goes
 	// to Stdout (to Stderr when only Stderr is set). Each writer is called
-	// from one goroutine of the run, never after Exec returned except for
-	// a Write still in progress then; a Write that blocks holds the
-	// command back as a full pipe would, but not the timeout, the cancel
-	// or the kill. A Write that fails closes that pipe, so the command's
-	// next write fails with EPIPE (or SIGPIPE), as in a shell pipeline.
+	// from one goroutine of the run, never after Exec returned. A Write
+	// that blocks holds the command back as a full pipe would, but not
+	// the timeout, the cancel or the kill; Exec returns once the writers
+	// have taken everything the command's group wrote (so a slow terminal
+	// or a pager loses nothing, and a Write that never returns holds
+	// Exec), but it stops reading a process that escaped the group after
+	// DrainGrace of waiting or 1 MiB. A Write that fails closes that pipe,
+	// so the command's next write fails with EPIPE (or SIGPIPE), as in a
+	// shell pipeline.
 	Stdout, Stderr io.Writer
 	// MaxOutputBytes, when positive, replaces Limits.MaxOutputBytes for
 	// the capture of this run (raised to 256 if smaller).

@@ -67,7 +67,19 @@ type stream struct {
 	mu   sync.Mutex // guards buf: a reader abandoned after DrainGrace may still write
 	buf  *headTail
 	sink io.Writer // when set, gets the bytes instead of buf
+	// grace, once set (after the group was killed, in a streaming run),
+	// is how long in all the reader may still wait in Read for new bytes,
+	// and it reads at most maxAfterKill bytes more: a process that
+	// escaped the group cannot hold the run, by trickling or by flooding,
+	// while a slow sink (time spent in Write does not count) still gets
+	// what the group left in the pipe.
+	grace atomic.Int64
 }
+
+// maxAfterKill bounds what a streaming run still reads once its group is
+// dead: what was left in the pipe, at most its size (1 MiB, Linux's
+// pipe-max-size, for a pipe the command enlarged).
+const maxAfterKill = 1 << 20
 
 // read copies the pipe into buf until EOF, an error or the read deadline,
 // then calls done.
@@ -76,8 +88,26 @@ func (s *stream) read(done func()) {
 	bp := readBufs.Get().(*[]byte)
 	defer readBufs.Put(bp)
 	b := *bp
+	var budget time.Duration // of waiting in Read, once the group is dead
+	left := -1               // bytes still to read then; -1: not yet
 	for {
-		n, err := s.r.Read(b)
+		var n int
+		var err error
+		if d := s.grace.Load(); d > 0 {
+			if left < 0 {
+				budget, left = time.Duration(d), maxAfterKill
+			}
+			if budget <= 0 || left <= 0 {
+				return
+			}
+			s.r.SetReadDeadline(time.Now().Add(budget))
+			t0 := time.Now()
+			n, err = s.r.Read(b[:min(len(b), left)])
+			budget -= time.Since(t0)
+			left -= n
+		} else {
+			n, err = s.r.Read(b)
+		}
 		if n > 0 && s.sink != nil {
 			if _, werr := s.sink.Write(b[:n]); werr != nil {
 				// Nobody takes the output any more: the command's next
@@ -274,6 +304,12 @@ func (r *Runner) runWatched(ctx context.Context, cmd *osexec.Cmd, s spec) (Outpu
 	select {
 	case <-allRead:
 	default:
+		if streamOn(streams, s, lim.DrainGrace) {
+			// Until every byte the group left is written to its
+			// sink; the readers' own bounds end the wait.
+			<-allRead
+			break
+		}
 		deadline := time.Now().Add(lim.DrainGrace)
 		for _, st := range streams {
 			st.r.SetReadDeadline(deadline)
@@ -297,6 +333,26 @@ func (r *Runner) runWatched(ctx context.Context, cmd *osexec.Cmd, s spec) (Outpu
 	}
 	out.Truncated = t1 || t2
 	return out, nil
+}
+
+// streamOn, for a streaming run, bounds each reader's waits for new
+// bytes to grace in all from now on (see stream.grace) and reports true, so that the caller waits for the
+// readers however long their sinks take (a slow terminal, a pager)
+// without losing the end of the output. It reports false for a capturing
+// run or where pipes have no read deadlines: the caller then abandons
+// the readers after a fixed time.
+func streamOn(streams []*stream, s spec, grace time.Duration) bool {
+	if !s.streaming() {
+		return false
+	}
+	for _, st := range streams {
+		st.grace.Store(int64(grace))
+		err := st.r.SetReadDeadline(time.Now().Add(grace)) // wakes a Read waiting now
+		if errors.Is(err, os.ErrNoDeadline) {
+			return false
+		}
+	}
+	return true
 }
 
 // setStatus fills out's ExitCode and Signal from the leader's state.

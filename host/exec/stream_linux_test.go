@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -106,11 +107,12 @@ func TestStreamTimeoutAndWriters(t *testing.T) {
 	if !out.TimedOut || stdout.String() != "before\n" || took > 300*time.Millisecond+slack {
 		t.Fatalf("%q %+v after %v", stdout.String(), out, took)
 	}
-	// A writer that blocks does not hold the timeout.
+	// A writer that blocks does not hold the timeout's kill, only the
+	// return, until it took what was read.
 	bw := blockingWriter{make(chan struct{})}
+	time.AfterFunc(1500*time.Millisecond, func() { close(bw.release) })
 	out, took = execOK(t, r, context.Background(), Request{Command: "seq 1 1000000", Stdout: bw, Timeout: 300 * time.Millisecond})
-	close(bw.release)
-	if !out.TimedOut || took > 300*time.Millisecond+testKillGrace+3*testDrainGrace+slack {
+	if !out.TimedOut || took < 1500*time.Millisecond || took > 1500*time.Millisecond+slack {
 		t.Fatalf("%+v after %v", out, took)
 	}
 	// A writer that fails closes the pipe: the command gets SIGPIPE.
@@ -129,5 +131,53 @@ func TestMaxOutputPerRequest(t *testing.T) {
 	out, _ = execOK(t, r, context.Background(), Request{Command: "seq 1 100000", MaxOutputBytes: 1000})
 	if len(out.Stdout) > 1000 || !out.Truncated || !strings.HasPrefix(out.Stdout, "1\n2\n") || !strings.HasSuffix(out.Stdout, "99999\n100000\n") {
 		t.Fatalf("%d bytes %q", len(out.Stdout), out.Stdout)
+	}
+}
+
+// slowWriter takes its time over each Write, as a terminal or a pager
+// might.
+type slowWriter struct {
+	lockedBuffer
+	delay time.Duration
+}
+
+func (s *slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(s.delay)
+	return s.lockedBuffer.Write(p)
+}
+
+// TestStreamSlowWriterGetsEverything: a writer slower than the drain
+// grace still gets the whole output, the end included, although the
+// command exited long before.
+func TestStreamSlowWriterGetsEverything(t *testing.T) {
+	r := testRunner()
+	w := &slowWriter{delay: 2 * testDrainGrace}
+	out, _ := execOK(t, r, context.Background(), Request{Command: "seq 1 50000", Stdout: w})
+	if got := w.String(); got != seqOutput(50000) || out.ExitCode != 0 {
+		t.Fatalf("got %d bytes of %d, %+v", len(got), len(seqOutput(50000)), out)
+	}
+}
+
+// TestStreamEscapeeCannotHoldExec: a process that left the group and
+// keeps writing, slowly or in a flood, does not hold a streaming run.
+func TestStreamEscapeeCannotHoldExec(t *testing.T) {
+	r := testRunner()
+	for name, loop := range map[string]string{
+		"trickle": `while :; do echo x; sleep 0.02; done`,
+		"flood":   `exec yes`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			var w lockedBuffer
+			cmd := fmt.Sprintf(`setsid sh -c 'echo $$ > %s; %s' & echo hi`, pidFile, loop)
+			out, took := execOK(t, r, context.Background(), Request{Command: cmd, Stdout: &w})
+			t.Cleanup(func() { killPidFile(t, pidFile) })
+			if !strings.HasPrefix(w.String(), "hi\n") || out.ExitCode != 0 || out.TimedOut {
+				t.Fatalf("got %.40q %+v", w.String(), out)
+			}
+			if took > 3*testDrainGrace+slack {
+				t.Fatalf("took %v", took)
+			}
+		})
 	}
 }
