@@ -224,3 +224,31 @@ func TestExecTerminalStdin(t *testing.T) {
 		t.Fatalf("under a terminal: %q, %v", b, err)
 	}
 }
+
+// TestExecSlowReaderGetsEverything: a reader of agent-host's output that
+// starts late and reads slowly (a pager) still gets every byte.
+func TestExecSlowReaderGetsEverything(t *testing.T) {
+	w := newWorld(t)
+	cmd := w.cmd("exec", "--", "seq 1 100000")
+	pr, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the command has long written all it can
+	var got bytes.Buffer
+	b := make([]byte, 16<<10)
+	for {
+		n, err := pr.Read(b)
+		got.Write(b[:n])
+		if err != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Wait(); err != nil || got.String() != seqOutput(100000) {
+		t.Fatalf("got %d bytes of %d, %v", got.Len(), len(seqOutput(100000)), err)
+	}
+}
