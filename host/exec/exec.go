@@ -175,7 +175,7 @@ type Capture struct {
 type Output struct {
 	// Stdout and Stderr are the command's standard output and standard
 	// error as UTF-8 (each invalid byte becomes U+FFFD), each within
-	// Limits.MaxOutputBytes bytes. When a stream was longer, its string is
+	// Limits.MaxOutputBytes bytes (Request.MaxOutputBytes when set). When a stream was longer, its string is
 	// the head, one line "[... N bytes omitted ...]" and the tail, with
 	// both cuts between runes, and Truncated is set. Both are empty when
 	// Request.Combined was set.
