@@ -175,10 +175,11 @@ type Capture struct {
 type Output struct {
 	// Stdout and Stderr are the command's standard output and standard
 	// error as UTF-8 (each invalid byte becomes U+FFFD), each within
-	// Limits.MaxOutputBytes bytes (Request.MaxOutputBytes when set). When a stream was longer, its string is
-	// the head, one line "[... N bytes omitted ...]" and the tail, with
-	// both cuts between runes, and Truncated is set. Both are empty when
-	// Request.Combined was set.
+	// Limits.MaxOutputBytes bytes (Request.MaxOutputBytes when set). When
+	// a stream was longer, its string is the head, one line "[... N bytes
+	// omitted ...]" and the tail, with both cuts between runes, and
+	// Truncated is set. Both are empty when Request.Combined was set, and
+	// each is empty when it went to a writer (Request.Stdout, Stderr).
 	Stdout, Stderr string
 	// Combined is standard output and standard error interleaved, under
 	// the same rules, when Request.Combined was set.
@@ -193,8 +194,8 @@ type Output struct {
 	// Cancelled is set when the context was done (cancelled, or its own
 	// deadline passed) before the leader exited, and the group was killed.
 	Cancelled bool
-	// Truncated is set when some stream was cut to fit
-	// Limits.MaxOutputBytes.
+	// Truncated is set when some captured stream was cut to fit the
+	// output limit.
 	Truncated bool
 	// Duration is the wall time from the start of the command to the
 	// return of the call, drain and kill included.
