@@ -187,10 +187,12 @@ func (c *lineConn) readLoop() {
 }
 
 // MaxDrain is how long, once the client's input has ended, the server
-// goes on answering the requests it already read before it ends the
-// session: long enough for any file operation and for a command within
-// its default timeout (2 min); a tool still running then is cancelled.
-const MaxDrain = 2 * time.Minute
+// goes on answering the requests it already read (a client that writes
+// its requests and closes its end, `printf ... | agent-host mcp`) before
+// it ends the session. A call still running then is cancelled and its
+// command killed: a client that closed its input is taken to be gone
+// (TestDisconnectEndsCalls). One second lets every file operation finish.
+const MaxDrain = time.Second
 
 // drain waits until no request is unanswered, the connection is closed,
 // or d has passed.
