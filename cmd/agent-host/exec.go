@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/internal/cli"
 )
 
 func init() {
@@ -19,23 +20,11 @@ func init() {
 }
 
 // addSandboxFlags registers the sandbox flags of the subcommands that run
-// commands (exec, mcp) on fs, into hf's policy, and returns a function
-// that warns on stderr, after parsing, when the sandbox was turned off.
+// commands on fs, into hf's policy (internal/cli.AddSandboxFlags, shared
+// with agent-host-mcp), and returns a function that warns on stderr, after
+// parsing, when the sandbox was turned off.
 func addSandboxFlags(fs *flagSet, hf *hostFlags, stderr io.Writer) (warn func()) {
-	fs.BoolVar(&hf.sandbox.Off, "no-sandbox", false, "run commands UNCONFINED, with every right of this user (default: sandboxed)")
-	fs.BoolVar(&hf.sandbox.Required, "require-sandbox", false, "refuse to run a command when any part of the sandbox is missing here")
-	fs.BoolVar(&hf.sandbox.Network, "network", false, "let sandboxed commands use the network")
-	var allow multiFlag
-	fs.Var(&allow, "allow-env", "pass the credential-looking variable `NAME` to commands (repeatable)")
-	var deny multiFlag
-	fs.Var(&deny, "deny-read", "another `PATH` commands may not read (repeatable)")
-	return func() {
-		hf.sandbox.AllowEnv = append(hf.sandbox.AllowEnv, allow...)
-		hf.sandbox.DenyRead = append(hf.sandbox.DenyRead, deny...)
-		if hf.sandbox.Off {
-			fmt.Fprintln(stderr, "agent-host: WARNING: --no-sandbox: commands run UNCONFINED and can read your secrets, write anywhere you can and use the network")
-		}
-	}
+	return cli.AddSandboxFlags(fs, &hf.sandbox, stderr)
 }
 
 // Exit codes of agent-host exec besides the command's own status (128+N
