@@ -159,9 +159,9 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	}
 	sep := string(os.PathSeparator)
 	dirHint := strings.HasSuffix(path, sep) || strings.HasSuffix(path, "/")
-	path = filepath.Clean(path)
+	path = cleanAbs(path)
 	if top != "" {
-		top = filepath.Clean(top)
+		top = cleanAbs(top)
 		if !(path == top || strings.HasPrefix(path, top) && (strings.HasSuffix(top, sep) || path[len(top)] == os.PathSeparator)) {
 			top = ""
 		}
@@ -169,7 +169,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	if path == top {
 		return Match{}, false, nil
 	}
-	parent, name := filepath.Dir(path), filepath.Base(path)
+	parent, name := splitClean(path)
 	if parent == path {
 		return Match{}, false, nil // a file system root
 	}
@@ -201,7 +201,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 		// Every watch that is dropped bumps c.gen, so a chain found whole
 		// at this gen is still whole.
 		if ds := c.dirs[parent]; ds == nil || ds.realGen != c.gen+1 {
-			for p := parent; ; p = filepath.Dir(p) {
+			for p := parent; ; p, _ = splitClean(p) {
 				if !c.watch.watchesDir(p) {
 					c.mu.Unlock()
 					return Match{}, false, nil
@@ -222,7 +222,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	// directory (for "dir/", dir is judged by its parent's repository).
 	judge := x.repo
 	if dirHint {
-		if pp := filepath.Dir(path); pp != path {
+		if pp, _ := splitClean(path); pp != path {
 			judge = c.dirStateForPath(pp, now).ctx.repo
 		}
 	}
@@ -359,4 +359,68 @@ func (rs *ruleSet) ruleAt(i int, r *repoInfo) *Rule {
 		}
 	}
 	return &Rule{Source: src, Line: rs.rules[i].line, Pattern: rs.rules[i].text}
+}
+
+// cleanAbs is filepath.Clean for an absolute path, without its cost when
+// the path is clean already (the common case on the hot path): one scan
+// for a doubled separator, a "." or ".." component or a trailing
+// separator.
+func cleanAbs(p string) string {
+	if isCleanAbs(p) {
+		return p
+	}
+	return filepath.Clean(p)
+}
+
+// isCleanAbs reports whether filepath.Clean(p) == p for an absolute p on
+// a system whose only separator is '/'.
+func isCleanAbs(p string) bool {
+	if os.PathSeparator != '/' || len(p) == 0 || p[0] != '/' {
+		return false
+	}
+	if len(p) == 1 {
+		return true
+	}
+	if p[len(p)-1] == '/' {
+		return false
+	}
+	start := 1 // the component's first byte
+	for i := 1; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		switch i - start {
+		case 0:
+			return false // "//"
+		case 1:
+			if p[start] == '.' {
+				return false
+			}
+		case 2:
+			if p[start] == '.' && p[start+1] == '.' {
+				return false
+			}
+		}
+		start = i + 1
+	}
+	return true
+}
+
+// splitClean is filepath.Dir and filepath.Base of a clean absolute path,
+// without a copy: the parent is a prefix of path ("/" for a top-level
+// name, path itself for the root).
+func splitClean(path string) (parent, name string) {
+	if os.PathSeparator != '/' {
+		return filepath.Dir(path), filepath.Base(path)
+	}
+	i := strings.LastIndexByte(path, '/')
+	switch {
+	case i < 0:
+		return filepath.Dir(path), filepath.Base(path)
+	case path == "/":
+		return "/", "/"
+	case i == 0:
+		return "/", path[1:]
+	}
+	return path[:i], path[i+1:]
 }

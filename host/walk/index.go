@@ -234,7 +234,40 @@ func below(sorted []string, dir string) bool {
 // covers reports whether git check-ignore, reading the index, leaves rel
 // alone as tracked: rel is an entry, or (as a pathspec matches the paths
 // below a directory) some entry lies below it.
+//
+// It allocates nothing: one binary search for rel, and, when rel is not an
+// entry, one more for rel+"/" among the names after it.
 func (ix *gitIndex) covers(rel string) bool {
 	rel = strings.TrimSuffix(rel, "/")
-	return rel != "" && (ix.tracked(rel) || ix.holds(rel+"/"))
+	if ix == nil || rel == "" {
+		return false
+	}
+	names := ix.names
+	i, found := slices.BinarySearch(names, rel)
+	if found {
+		return true
+	}
+	// The first name not below rel+"/" in order, compared without
+	// building rel+"/": a name n sorts before rel+"/" exactly when
+	// n < rel, or n starts with rel and its next byte is below '/'
+	// (or it is rel itself, excluded here).
+	rest := names[i:]
+	j, _ := slices.BinarySearchFunc(rest, rel, func(n, rel string) int {
+		if len(n) > len(rel) && n[:len(rel)] == rel {
+			return cmpByte(n[len(rel)], '/')
+		}
+		return strings.Compare(n, rel)
+	})
+	return j < len(rest) && len(rest[j]) > len(rel) && rest[j][len(rel)] == '/' && rest[j][:len(rel)] == rel
+}
+
+// cmpByte is cmp.Compare for bytes, 0 for equal.
+func cmpByte(a, b byte) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
