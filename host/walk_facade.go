@@ -252,17 +252,16 @@ func (h *Host) IsPathIgnored(ctx context.Context, cwd, path string) (bool, error
 
 // CheckIgnore is IsPathIgnored for many paths at once, with the reasons
 // git check-ignore -v gives: each path is resolved as IsPathIgnored
-// resolves it, and the walk cache brings its sources up to date once for
-// all the paths that share a root (one freshness check per batch). The
-// results come in the order of paths. An error that concerns the batch as
-// a whole (ctx's) is returned as the second value, with the results so
-// far.
+// resolves it (the directory holding a path's last component is resolved
+// through the jail once per batch, for all the paths written inside it),
+// and the walk cache brings its sources up to date once for the whole
+// batch (one freshness check). The results come in the order of paths. An
+// error that concerns the batch as a whole (ctx's) is returned as the
+// second value, with the results so far.
 func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts CheckIgnoreOptions) ([]IgnoreResult, error) {
 	res := make([]IgnoreResult, len(paths))
-	absOf := make([]string, len(paths))
-	byTop := map[string][]int{}
-	var tops []string
-	c := h.walkState()
+	bt := h.walkState().NewBatch(opts)
+	parents := map[string]string{} // a parent as written: its resolution, "" when it failed
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return res[:i], err
@@ -273,13 +272,13 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 				if plain != p {
 					abs += "/"
 				}
-				if m, ok, err := c.CheckIfReal(ctx, top, abs, opts); ok || err != nil {
+				if m, ok, err := bt.CheckIfReal(ctx, top, abs); ok || err != nil {
 					res[i] = IgnoreResult{IgnoreMatch: m, Path: strings.TrimSuffix(abs, "/"), Err: err}
 					continue
 				}
 			}
 		}
-		abs, err := h.resolveNoFollow(ctx, cwd, p)
+		abs, err := h.resolveShared(ctx, cwd, p, parents)
 		if err != nil {
 			res[i].Err = err
 			continue
@@ -288,32 +287,75 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 		if strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(os.PathSeparator)) {
 			abs += string(os.PathSeparator)
 		}
-		top := h.jail.RootOf(strings.TrimSuffix(abs, string(os.PathSeparator)))
-		if _, ok := byTop[top]; !ok {
-			tops = append(tops, top)
-		}
-		byTop[top] = append(byTop[top], i)
-		absOf[i] = abs
-	}
-	for _, top := range tops {
-		idx := byTop[top]
-		abs := make([]string, len(idx))
-		for k, i := range idx {
-			abs[k] = absOf[i]
-		}
-		ms, err := c.Check(ctx, top, abs, opts)
+		top := h.jail.RootOf(res[i].Path)
+		m, err := bt.Check(ctx, top, abs)
 		if cerr := ctx.Err(); cerr != nil {
-			return res, cerr
+			return res[:i], cerr
 		}
-		for k, i := range idx {
-			if k < len(ms) {
-				res[i].IgnoreMatch = ms[k]
-			}
-			res[i].Err = err
-		}
+		res[i].IgnoreMatch, res[i].Err = m, err
 	}
 	return res, nil
 }
+
+// resolveShared is resolveNoFollow(ctx, cwd, path) for one path of a
+// batch: the directory part of path as written (everything before the
+// last component) is resolved through the jail once, following links, and
+// remembered in parents for the paths after it; the last component, a
+// plain name, is appended unresolved, as resolveNoFollow leaves it
+// (a final link is judged as itself). Whenever that shortcut does not
+// apply (no directory part, a last component "." or "..", a NUL byte, a
+// name or path over the limits, a directory part that does not resolve
+// to a directory, a non-'/' system, the Unrestricted policy) the path is
+// resolved on its own.
+func (h *Host) resolveShared(ctx context.Context, cwd, path string, parents map[string]string) (string, error) {
+	if os.PathSeparator != '/' || h.PathPolicy() == Unrestricted {
+		return h.resolveNoFollow(ctx, cwd, path)
+	}
+	trimmed := strings.TrimRight(path, "/")
+	i := strings.LastIndexByte(trimmed, '/')
+	name := trimmed[i+1:]
+	if i <= 0 || name == "." || name == ".." || len(name) > maxNameLen || len(path) > jail.MaxPathLen || strings.IndexByte(path, 0) >= 0 {
+		// No directory part ("name", "/name", "~"): nothing to share.
+		return h.resolveNoFollow(ctx, cwd, path)
+	}
+	dir := trimmed[:i]
+	resolved, seen := parents[dir]
+	if !seen {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		err := h.jail.Do(cwd, dir, true, func(l *jail.Location) error {
+			// Only a directory: "file/x" must fail as it does alone.
+			fi, err := l.Dir.Lstat(l.Name)
+			if err != nil {
+				return err
+			}
+			if !fi.IsDir() {
+				return syscall.ENOTDIR
+			}
+			resolved = l.Path
+			return nil
+		})
+		if err != nil {
+			resolved = ""
+		}
+		parents[dir] = resolved
+	}
+	if resolved == "" {
+		return h.resolveNoFollow(ctx, cwd, path)
+	}
+	if len(resolved)+1+len(name) > jail.MaxPathLen {
+		return h.resolveNoFollow(ctx, cwd, path)
+	}
+	if resolved == "/" {
+		return "/" + name, nil
+	}
+	return resolved + "/" + name, nil
+}
+
+// maxNameLen is the longest name one component may have (NAME_MAX): a
+// longer one is left to the jail, which reports it as it would alone.
+const maxNameLen = 255
 
 // resolveNoFollow resolves path like ResolveInJail but leaves a final
 // symbolic link unfollowed. Missing directories on the way are allowed (git

@@ -1,0 +1,49 @@
+package walk
+
+import "context"
+
+// Batch answers many IsIgnored/Check questions as of one moment: the
+// Cache's sources (the inotify queue, the Recheck clock, and through them
+// the ignore files and the index) are brought up to date once, by the
+// first question, and every later question of the Batch is answered from
+// that state. It is what Check does inside one call, for a caller that
+// resolves its paths one by one between the questions (Host.CheckIgnore).
+// A Batch is for one goroutine and a short span; ask a new one for the
+// next batch, so that edits made meanwhile are seen.
+type Batch struct {
+	c     *Cache
+	opts  CheckOptions
+	b     batch
+	vouch bool // CheckIfReal's answer, set through b.real
+}
+
+// NewBatch returns a Batch whose answers follow opts.
+func (c *Cache) NewBatch(opts CheckOptions) *Batch {
+	return &Batch{c: c, opts: opts, b: batch{noRule: opts.VerdictOnly}}
+}
+
+// Check is Cache.Check for one path (absolute; a trailing separator marks
+// a directory), with the Batch's freshness: it returns the Match and, for
+// a path that is not absolute or a repository index that cannot be used
+// (wrapping ErrIndexUnsupported or ErrIndexCorrupt, the Match judged
+// without it), an error; or ctx's.
+func (b *Batch) Check(ctx context.Context, top, path string) (Match, error) {
+	b.b.real = nil
+	m, _, err := b.c.judge(ctx, top, path, b.opts, false, &b.b)
+	return m, err
+}
+
+// CheckIfReal is Cache.CheckIfReal with the Batch's freshness: ok is true
+// only when the watches vouch for every directory from top to path's
+// parent; otherwise nothing is judged and the caller must resolve path and
+// call Check.
+func (b *Batch) CheckIfReal(ctx context.Context, top, path string) (Match, bool, error) {
+	if top == "" {
+		return Match{}, false, nil
+	}
+	b.vouch = false
+	b.b.real = &b.vouch
+	m, _, err := b.c.judge(ctx, top, path, b.opts, true, &b.b)
+	b.b.real = nil
+	return m, b.vouch, err
+}
