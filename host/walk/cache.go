@@ -461,6 +461,56 @@ func (x *dirCtx) decide(relPath, name string, isDir bool) (*ruleSet, int) {
 	return nil, -1
 }
 
+// decideBoth is decide for isDir false and true at once, for a caller that
+// wants both answers: a rule set with no rule ending in '/' gives the same
+// answer either way and is matched once.
+func (x *dirCtx) decideBoth(relPath, name string) (rf *ruleSet, i int, rd *ruleSet, j int) {
+	i, j = -1, -1
+	if x.repo == nil {
+		return
+	}
+	try := func(rs *ruleSet, path string) bool {
+		if !rs.hasDirOnly {
+			if k := rs.match(path, name, false); k >= 0 {
+				if rf == nil {
+					rf, i = rs, k
+				}
+				if rd == nil {
+					rd, j = rs, k
+				}
+			}
+		} else {
+			if rf == nil {
+				if k := rs.match(path, name, false); k >= 0 {
+					rf, i = rs, k
+				}
+			}
+			if rd == nil {
+				if k := rs.match(path, name, true); k >= 0 {
+					rd, j = rs, k
+				}
+			}
+		}
+		return rf != nil && rd != nil
+	}
+	for n := x.chain; n != nil; n = n.parent {
+		sub := ""
+		if len(relPath) >= len(n.rules.base) {
+			sub = relPath[len(n.rules.base):]
+		}
+		if try(n.rules, sub) {
+			return
+		}
+	}
+	if rs := x.repo.exclude; rs != nil && try(rs, relPath) {
+		return
+	}
+	if rs := x.repo.global; rs != nil {
+		try(rs, relPath)
+	}
+	return
+}
+
 // ignored reports whether the entry name of this directory is ignored.
 // scratch, if not nil, is reused to build the entry's path.
 func (x *dirCtx) ignored(name string, isDir bool, scratch *[]byte) bool {

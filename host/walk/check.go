@@ -159,9 +159,17 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	}
 	sep := string(os.PathSeparator)
 	dirHint := strings.HasSuffix(path, sep) || strings.HasSuffix(path, "/")
-	path = cleanAbs(path)
-	if top != "" {
+	if requireReal {
+		// IfReal's callers pass clean paths but for one trailing
+		// separator (its contract): no scan.
+		if dirHint && len(path) > 1 {
+			path = path[:len(path)-1]
+		}
+	} else {
+		path = cleanAbs(path)
 		top = cleanAbs(top)
+	}
+	if top != "" {
 		if !(path == top || strings.HasPrefix(path, top) && (strings.HasSuffix(top, sep) || path[len(top)] == os.PathSeparator)) {
 			top = ""
 		}
@@ -266,8 +274,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 		return Match{}, true, err
 	}
 	rel := x.rel + name // for "dir/", name is "" and dir is judged as x.rel
-	rf, i := x.decide(rel, name, false)
-	rd, j := x.decide(rel, name, true)
+	rf, i, rd, j := x.decideBoth(rel, name)
 	if rf == nil && rd == nil {
 		return Match{}, true, ixErr
 	}
@@ -366,7 +373,7 @@ func (rs *ruleSet) ruleAt(i int, r *repoInfo) *Rule {
 // for a doubled separator, a "." or ".." component or a trailing
 // separator.
 func cleanAbs(p string) string {
-	if isCleanAbs(p) {
+	if p == "" || isCleanAbs(p) {
 		return p
 	}
 	return filepath.Clean(p)
