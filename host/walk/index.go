@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // This file reads a repository's index ($GIT_DIR/index), so that tracked
@@ -47,7 +49,20 @@ type gitIndex struct {
 	// check-ignore.
 	names []string
 	err   error // why the index cannot be used; names is then empty
+
+	// For covers on a warm cache: after coverSetAfter calls, the set of
+	// every name and every directory holding one (no trailing '/'),
+	// built once, so that a lookup is one hash instead of two binary
+	// searches. A one-shot caller never pays for building it.
+	coverCalls atomic.Int64
+	coverOnce  sync.Once
+	coverSet   atomic.Pointer[map[string]struct{}]
 }
+
+// coverSetAfter is how many covers calls an index answers by binary
+// search before it builds its hash set (a few milliseconds per 100,000
+// entries).
+const coverSetAfter = 1024
 
 // Index format constants (Documentation/gitformat-index.txt).
 const (
@@ -242,6 +257,13 @@ func (ix *gitIndex) covers(rel string) bool {
 	if ix == nil || rel == "" {
 		return false
 	}
+	if set := ix.coverSet.Load(); set != nil {
+		_, ok := (*set)[rel]
+		return ok
+	}
+	if ix.coverCalls.Add(1) > coverSetAfter {
+		ix.coverOnce.Do(ix.buildCoverSet)
+	}
 	names := ix.names
 	i, found := slices.BinarySearch(names, rel)
 	if found {
@@ -270,4 +292,22 @@ func cmpByte(a, b byte) int {
 		return 1
 	}
 	return 0
+}
+
+// buildCoverSet builds the set covers looks up once it is warm: each name,
+// and each of its directories, as substrings of the names (no copies).
+func (ix *gitIndex) buildCoverSet() {
+	set := make(map[string]struct{}, len(ix.names)+len(ix.names)/4)
+	for _, n := range ix.names { // the directories first: only they are in set
+		for i := strings.LastIndexByte(n, '/'); i > 0; i = strings.LastIndexByte(n[:i], '/') {
+			if _, ok := set[n[:i]]; ok {
+				break // a directory already in has its ancestors in too
+			}
+			set[n[:i]] = struct{}{}
+		}
+	}
+	for _, n := range ix.names {
+		set[n] = struct{}{}
+	}
+	ix.coverSet.Store(&set)
 }

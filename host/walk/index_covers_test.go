@@ -33,6 +33,28 @@ func TestCoversAgreesWithPrefixScan(t *testing.T) {
 			t.Errorf("covers(%q) = %v, want %v", rel, got, want(rel))
 		}
 	}
+	// Warm: past coverSetAfter calls the hash set answers, the same.
+	for range coverSetAfter + 1 {
+		ix.covers("zz")
+	}
+	if ix.coverSet.Load() == nil {
+		t.Fatal("no cover set after coverSetAfter calls")
+	}
+	for _, rel := range []string{"", "a", "a/", "a!", "a-", "a-b", "a.go", "a/x", "a/y", "a/y/", "a/y/z", "a/z", "a0", "ab", "abc",
+		"b", "b.c", "b.c/", "b.c/d", "b.", "c", "c/d", "c/d/e", "c/e", "d", "d-", "d-/x", "e", "0", "!"} {
+		if got := ix.covers(rel); got != want(rel) {
+			t.Errorf("warm covers(%q) = %v, want %v", rel, got, want(rel))
+		}
+	}
+	// A file and a directory of one name (a hostile index): the
+	// directories above still count.
+	odd := &gitIndex{names: []string{"p/q", "p/q/r"}}
+	odd.buildCoverSet()
+	for _, rel := range []string{"p", "p/q", "p/q/r"} {
+		if !odd.covers(rel) {
+			t.Errorf("covers(%q) false for %q", rel, odd.names)
+		}
+	}
 	var none *gitIndex
 	if none.covers("a") {
 		t.Error("a nil index covers a path")
