@@ -17,9 +17,9 @@ type CheckOptions struct {
 	// NoIndex judges tracked paths by the rules like any other, as git
 	// check-ignore --no-index does.
 	NoIndex bool
-	// VerdictOnly leaves Match.Rule nil when a directory above the path
-	// decides (finding that directory's rule costs a match per level), for
-	// a caller that wants only Ignored and Tracked.
+	// VerdictOnly leaves Match.Rule nil (finding a directory's rule costs
+	// a match per level, naming any rule an allocation), for a caller
+	// that wants only Ignored and Tracked.
 	VerdictOnly bool
 }
 
@@ -69,7 +69,7 @@ type Match struct {
 // separator. A path outside every git repository gives false. IsIgnored
 // does not panic on any input.
 func (c *Cache) IsIgnored(ctx context.Context, top, path string) (bool, error) {
-	m, _, err := c.judge(ctx, top, path, CheckOptions{}, false, &batch{noRule: true})
+	m, _, err := c.judge(ctx, top, path, CheckOptions{}, false, &batch{noRule: true, verdict: true})
 	return m.Ignored, err
 }
 
@@ -88,7 +88,7 @@ func (c *Cache) Check(ctx context.Context, top string, paths []string, opts Chec
 			return nil, fmt.Errorf("walk: %q is not an absolute path", p)
 		}
 	}
-	b := &batch{noRule: opts.VerdictOnly}
+	b := &batch{noRule: opts.VerdictOnly, verdict: opts.VerdictOnly}
 	out := make([]Match, len(paths))
 	var firstErr error
 	for i, p := range paths {
@@ -126,7 +126,7 @@ func (c *Cache) IsIgnoredIfReal(ctx context.Context, top, path string) (ignored,
 		return false, false, nil
 	}
 	var real bool
-	m, _, err := c.judge(ctx, top, path, CheckOptions{}, true, &batch{real: &real, noRule: true})
+	m, _, err := c.judge(ctx, top, path, CheckOptions{}, true, &batch{real: &real, noRule: true, verdict: true})
 	return m.Ignored, real, err
 }
 
@@ -136,7 +136,7 @@ func (c *Cache) CheckIfReal(ctx context.Context, top, path string, opts CheckOpt
 		return Match{}, false, nil
 	}
 	var real bool
-	m, _, err := c.judge(ctx, top, path, opts, true, &batch{real: &real, noRule: opts.VerdictOnly})
+	m, _, err := c.judge(ctx, top, path, opts, true, &batch{real: &real, noRule: opts.VerdictOnly, verdict: opts.VerdictOnly})
 	return m, real, err
 }
 
@@ -146,7 +146,10 @@ type batch struct {
 	now    int64
 	synced bool
 	real   *bool // for CheckIfReal: set when the watches vouch
-	noRule bool  // the caller wants no Rule (IsIgnored): skip finding an ancestor's
+	noRule bool  // the caller wants no ancestor's Rule (VerdictOnly): skip finding it
+	// verdict: the caller wants no Rule at all (IsIgnored), not even the
+	// one that matched the path itself.
+	verdict bool
 }
 
 // judge answers for one path. It never holds c.mu while matching.
@@ -290,6 +293,12 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 		useDir = c.isDir(path)
 		c.mu.Unlock()
 	}
+	if b.verdict {
+		if useDir {
+			return Match{Ignored: asDir}, true, ixErr
+		}
+		return Match{Ignored: asFile}, true, ixErr
+	}
 	if useDir {
 		return Match{Ignored: asDir, Rule: rd.ruleAt(j, x.repo)}, true, ixErr
 	}
@@ -388,29 +397,20 @@ func isCleanAbs(p string) bool {
 	if len(p) == 1 {
 		return true
 	}
-	if p[len(p)-1] == '/' {
-		return false
-	}
-	start := 1 // the component's first byte
-	for i := 1; i <= len(p); i++ {
-		if i < len(p) && p[i] != '/' {
-			continue
+	for i := 0; ; { // p[i] is a separator; look at the component after it
+		j := strings.IndexByte(p[i+1:], '/')
+		end := len(p)
+		if j >= 0 {
+			end = i + 1 + j
 		}
-		switch i - start {
-		case 0:
-			return false // "//"
-		case 1:
-			if p[start] == '.' {
-				return false
-			}
-		case 2:
-			if p[start] == '.' && p[start+1] == '.' {
-				return false
-			}
+		if c := p[i+1 : end]; c == "" || c == "." || c == ".." {
+			return false // "//", a trailing '/', "." or ".."
 		}
-		start = i + 1
+		if j < 0 {
+			return true
+		}
+		i = end
 	}
-	return true
 }
 
 // splitClean is filepath.Dir and filepath.Base of a clean absolute path,
