@@ -23,8 +23,11 @@ func init() {
 const checkIgnoreFatal = 128
 
 // checkIgnoreBatch is how many --stdin paths are judged as one batch when
-// the output is a regular file (nobody waits for each answer).
-const checkIgnoreBatch = 4096
+// the output is a regular file (nobody waits for each answer): one
+// freshness check, and each distinct parent directory resolved through the
+// jail once, per batch (Host.CheckIgnore). Paths are a few dozen bytes, so
+// a batch holds a few MiB at most.
+const checkIgnoreBatch = 1 << 16
 
 // cmdCheckIgnore prints each given path that is ignored, as given, in
 // order, like git check-ignore: exit 0 when at least one was ignored (with
