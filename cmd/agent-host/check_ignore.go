@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agenthost/agenthost/host"
 )
@@ -28,6 +30,43 @@ const checkIgnoreFatal = 128
 // jail once, per batch (Host.CheckIgnore). Paths are a few dozen bytes, so
 // a batch holds a few MiB at most.
 const checkIgnoreBatch = 1 << 16
+
+// checkIgnoreMemLimit is the heap size at which check-ignore's collector
+// runs (it is off below it).
+const checkIgnoreMemLimit = 256 << 20
+
+// gcOff counts the check-ignore calls running in this process (tests run
+// several at once), so that the collector's settings are changed by the
+// first and restored by the last.
+var gcOff struct {
+	sync.Mutex
+	n   int
+	pct int
+	lim int64
+}
+
+// collectLess turns the collector off below checkIgnoreMemLimit and
+// returns the function that undoes it.
+func collectLess() func() {
+	gcOff.Lock()
+	if gcOff.n == 0 {
+		gcOff.pct = debug.SetGCPercent(-1)
+		gcOff.lim = debug.SetMemoryLimit(checkIgnoreMemLimit)
+		if gcOff.lim < checkIgnoreMemLimit {
+			debug.SetMemoryLimit(gcOff.lim) // GOMEMLIMIT asked for less
+		}
+	}
+	gcOff.n++
+	gcOff.Unlock()
+	return func() {
+		gcOff.Lock()
+		if gcOff.n--; gcOff.n == 0 {
+			debug.SetGCPercent(gcOff.pct)
+			debug.SetMemoryLimit(gcOff.lim)
+		}
+		gcOff.Unlock()
+	}
+}
 
 // cmdCheckIgnore prints each given path that is ignored, as given, in
 // order, like git check-ignore: exit 0 when at least one was ignored (with
@@ -77,6 +116,11 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	}
 	defer h.Close()
 	h.OneShot()
+	// A one-shot process with a bounded working set (the walk cache is
+	// bounded, a batch is at most checkIgnoreBatch paths): collect only
+	// past a memory limit, not every few MiB (a tenth of a 10,000-path
+	// run was the collector).
+	defer collectLess()()
 
 	ctx := context.Background()
 	cwd := cliCwd(h)
