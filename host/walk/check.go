@@ -204,6 +204,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 		b.synced = true
 	}
 	now := b.now
+	var known *dirState // parent's state, when requireReal looked it up
 	if requireReal {
 		if top == "" || !c.watching() {
 			c.mu.Unlock()
@@ -211,7 +212,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 		}
 		// Every watch that is dropped bumps c.gen, so a chain found whole
 		// at this gen is still whole.
-		if ds := c.dirs[parent]; ds == nil || ds.realGen != c.gen+1 {
+		if known = c.dirs[parent]; known == nil || known.realGen != c.gen+1 {
 			for p := parent; ; p, _ = splitClean(p) {
 				if !c.watch.watchesDir(p) {
 					c.mu.Unlock()
@@ -224,7 +225,10 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 		}
 		*b.real = true
 	}
-	ps := c.dirStateForPath(parent, now)
+	ps := known
+	if ps == nil || !c.trusted(ps.checked, ps.wgen, ps.watched, now) {
+		ps = c.dirStateForPath(parent, now) // as its first lookup would
+	}
 	if requireReal {
 		ps.realGen = c.gen + 1
 	}
