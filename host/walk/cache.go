@@ -236,7 +236,8 @@ type cachedFile struct {
 	statOnly bool // only existence and type matter
 	checked  int64
 	watched  bool   // inotify reports changes to it (as of wgen)
-	wgen     uint64 // the Cache's gen when it was last checked
+	wgen     uint64 // the Cache's gen when its last check began
+	loads    uint64 // loads begun, so that only the latest of overlapping ones stores
 	key      fileKey
 	racy     bool
 	data     []byte
@@ -319,9 +320,15 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 	if c.trusted(f.checked, f.wgen, f.watched, now) {
 		return f
 	}
-	// Watch before the stat: a change after it is queued, not lost.
+	// Watch before the stat: a change after it is queued, not lost. The
+	// gen is taken now and stored with what is read, so a change reported
+	// while the lock is let go leaves f untrusted; and of two loads that
+	// overlap only the one started last stores (the other may have read
+	// older contents, and looks again rather than hand back what f held).
 	f.watched = c.watching() && c.watch.watchFile(c, f.path, f.follow)
-	f.wgen = c.gen
+	gen := c.gen
+	f.loads++
+	seq := f.loads
 	c.statCalls++
 	path, follow, statOnly := f.path, f.follow, f.statOnly
 	unchanged := func(k fileKey) bool { return f.checked != 0 && k == f.key && !f.racy }
@@ -331,8 +338,13 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 		key = fileKey{} // git does not follow an in-tree .gitignore link
 	}
 	c.mu.Lock()
+	if f.loads != seq {
+		// A later load stores; what f holds may be older than what the
+		// caller must see, so look again (f is trusted once it stored).
+		return f.load(c, now)
+	}
 	if unchanged(key) {
-		f.checked = now
+		f.checked, f.wgen = now, gen
 		return f
 	}
 	c.mu.Unlock()
@@ -341,6 +353,11 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 		key = fileKey{}
 	}
 	c.mu.Lock()
+	if f.loads != seq {
+		// A later load stores; what f holds may be older than what the
+		// caller must see, so look again (f is trusted once it stored).
+		return f.load(c, now)
+	}
 	if f.checked == 0 || key.exists != f.key.exists || key.isDir != f.key.isDir || jailed != f.jailed || !bytes.Equal(data, f.data) {
 		f.gen++
 	}
@@ -348,7 +365,7 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 	f.key = key
 	f.jailed = jailed
 	f.racy = key.exists && time.Now().UnixNano()-key.mtime < int64(racyWindow)
-	f.checked = now
+	f.checked, f.wgen = now, gen
 	return f
 }
 
@@ -558,6 +575,9 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 	if st != nil && c.trusted(st.checked, st.wgen, st.watched, now) {
 		return st
 	}
+	// The gen before the loads below, which let the lock go: a change
+	// reported meanwhile leaves st untrusted (stored with this older gen).
+	gen := c.gen
 	pctx, pdeep := noRepo, -1
 	watched := true
 	parent := filepath.Dir(dir)
@@ -582,7 +602,7 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 	}
 	if st != nil && st.parentCtx == pctx && st.repo == repo && st.gitGen == gitF.gen &&
 		(ignF == nil || st.ignGen == ignF.gen) {
-		st.checked, st.watched, st.wgen = now, watched, c.gen
+		st.checked, st.watched, st.wgen = now, watched, gen
 		return st
 	}
 	name := filepath.Base(dir)
@@ -607,7 +627,7 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 	if c.dirs[dir] == nil {
 		c.charge(entryOverhead + len(dir))
 	}
-	st = &dirState{checked: now, watched: watched, wgen: c.gen, ctx: ctx, parentCtx: pctx, repo: repo, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
+	st = &dirState{checked: now, watched: watched, wgen: gen, ctx: ctx, parentCtx: pctx, repo: repo, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
 	c.dirs[dir] = st
 	return st
 }

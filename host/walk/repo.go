@@ -48,7 +48,9 @@ func (c *Cache) repoFor(root string, now int64) *repoInfo {
 		if c.trusted(r.checked, r.wgen, r.watched, now) {
 			return r
 		}
-		same, watched := true, true
+		// The gen before the loads, which may let the lock go: a change
+		// reported meanwhile must leave r untrusted.
+		same, watched, gen := true, true, c.gen
 		for i, f := range r.deps {
 			if f.load(c, now).gen != r.gens[i] {
 				same = false
@@ -57,7 +59,7 @@ func (c *Cache) repoFor(root string, now int64) *repoInfo {
 			watched = watched && f.watched
 		}
 		if same {
-			r.checked, r.watched, r.wgen = now, watched, c.gen
+			r.checked, r.watched, r.wgen = now, watched, gen
 			return r
 		}
 	}
