@@ -90,7 +90,7 @@ func protRows(t *testing.T) []protRow {
 			must(t, os.MkdirAll(filepath.Join(f.ws, ".venv", "bin"), 0o755))
 			t.Setenv("PATH", filepath.Join(f.ws, ".venv", "bin")+":"+os.Getenv("PATH"))
 		},
-		`printf '#!/bin/sh\ntouch "$MARK"\nexec ` + realGit + ` "$@"\n' > .venv/bin/git && chmod +x .venv/bin/git && echo '# x' >> .git/config && echo '[core]' >> .git/config && echo ' hooksPath = hk' >> .git/config`,
+		`printf '#!/bin/sh\ntouch %s\nexec ` + realGit + ` "$@"\n' "$MARK" > .venv/bin/git && chmod +x .venv/bin/git && echo '# x' >> .git/config && echo '[core]' >> .git/config && echo ' hooksPath = hk' >> .git/config`,
 		func(t *testing.T, f *sbFixture, out Output) {
 			notRun(t, f)
 			configLacks("core.hookspath", ".")(t, f, out)
@@ -277,12 +277,12 @@ func TestProtectOverlappingRuns(t *testing.T) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		outA, _ = f.r.Exec(context.Background(), f.request(plant(".git/hooks/pre-commit")+" && sleep 1", f.sandbox(), "MARK="+f.mark()))
+		outA, _ = f.r.Exec(context.Background(), f.request(plant(".git/hooks/pre-commit")+" && sleep 0.8", f.sandbox(), "MARK="+f.mark()))
 	}()
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // A has planted; B ends after A
 	go func() {
 		defer wg.Done()
-		outB, _ = f.r.Exec(context.Background(), f.request("sleep 0.2", f.sandbox()))
+		outB, _ = f.r.Exec(context.Background(), f.request("sleep 1.2", f.sandbox()))
 	}()
 	wg.Wait()
 	absent(t, hook)
