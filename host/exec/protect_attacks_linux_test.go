@@ -226,7 +226,9 @@ func protRows(t *testing.T) []protRow {
 	rows = append(rows, protRow{"F6 hook in an existing bare repo",
 		func(t *testing.T, f *sbFixture) { f.git(t, f.ws, "init", "-q", "--bare", "fixture.git") },
 		plant("fixture.git/hooks/pre-receive"),
-		func(t *testing.T, f *sbFixture, out Output) { absent(t, filepath.Join(f.ws, "fixture.git/hooks/pre-receive")) }})
+		func(t *testing.T, f *sbFixture, out Output) {
+			absent(t, filepath.Join(f.ws, "fixture.git/hooks/pre-receive"))
+		}})
 
 	// F9: the hook frameworks' configs and dev containers.
 	for _, p := range []string{".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", ".devcontainer/devcontainer.json", "sub/lefthook.yml"} {
