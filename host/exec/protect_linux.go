@@ -129,6 +129,14 @@ func (w *protWalker) dir(rel string) {
 func (w *protWalker) dirAt(fd int, rel string) {
 	f := os.NewFile(uintptr(fd), rel)
 	ents, _ := f.ReadDir(-1)
+	if rel != "" && looksLikeGitDir(ents) {
+		// A bare repository (or one made to look like a git dir)
+		// under any name: git would take it as the repository of the
+		// directories around it, so its config and hooks are
+		// protected like a .git's. Its other contents are still
+		// walked.
+		w.gitDir(rel, path.Dir(rel), rel)
+	}
 	for _, e := range ents {
 		name := e.Name()
 		crel := name
@@ -147,15 +155,6 @@ func (w *protWalker) dirAt(fd int, rel string) {
 		if isDir {
 			cfd, err := openatOwner(int(f.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY)
 			if err == nil {
-				if looksLikeGitDir(cfd) {
-					// A bare repository (or one made to look like
-					// a git dir) under any name: git would take it
-					// as the repository of the directories around
-					// it, so its config and hooks are protected
-					// like a .git's. Its other contents are still
-					// walked.
-					w.gitDir(crel, path.Dir(crel), crel)
-				}
 				w.dirAt(cfd, crel)
 			}
 		}
@@ -306,23 +305,27 @@ func (w *protWalker) inRoot(p, base string) string {
 	return rel
 }
 
-// looksLikeGitDir reports whether the directory open as fd is one git
+// looksLikeGitDir reports whether a directory holding ents is one git
 // would take as a git directory (setup.c's is_git_directory): HEAD, a
-// file or a link, with objects/ and refs/ beside it, or a commondir file.
-func looksLikeGitDir(fd int) bool {
-	var st unix.Stat_t
-	if unix.Fstatat(fd, "commondir", &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-		return true
-	}
-	if unix.Fstatat(fd, "HEAD", &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-		return false
-	}
-	for _, d := range []string{"objects", "refs"} {
-		if unix.Fstatat(fd, d, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
-			return false
+// file or a link, with the directories objects and refs beside it, or a
+// commondir file. It costs no system call: the walk has read ents anyway.
+func looksLikeGitDir(ents []os.DirEntry) bool {
+	n := 0
+	for _, e := range ents {
+		switch e.Name() {
+		case "commondir":
+			return true
+		case "HEAD":
+			if !e.IsDir() {
+				n++
+			}
+		case "objects", "refs":
+			if e.IsDir() {
+				n++
+			}
 		}
 	}
-	return true
+	return n == 3
 }
 
 // globalGitConfigs parses the git configs outside any repository that the
