@@ -3,7 +3,6 @@ package exec
 import (
 	"bytes"
 	"errors"
-	"strings"
 )
 
 // errGitConfig is the error of a config text this parser does not accept.
@@ -19,209 +18,232 @@ type gitConfigEntry struct {
 
 // parseGitConfig reads git's config syntax ([section], [section "sub"],
 // the old [section.sub], key = value with quotes, escapes, comments and
-// backslash-newline continuations) and returns its keys in order. Nothing
-// is run and nothing else is read: the protected-set check must start no
-// program (a `git` on PATH may be one the command planted). It is
-// stricter than git where git's rules are obscure: anything it does not
-// understand is errGitConfig, never a guess.
+// backslash-newline continuations) and returns its keys in order. It is a
+// port of git's config.c parser (git_parse_source, get_base_var,
+// get_extended_base_var, get_value, parse_value), checked against git by
+// TestParseGitConfigMatchesGit and FuzzParseGitConfig. Nothing is run
+// and nothing else is read: the protected-set check must start no program
+// (a `git` on PATH may be one the command planted). Where git's rules are
+// obscure it is stricter than git: anything it does not accept is
+// errGitConfig, never a guess.
 func parseGitConfig(b []byte) ([]gitConfigEntry, error) {
 	if bytes.IndexByte(b, 0) >= 0 {
 		return nil, errGitConfig
 	}
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-	s := string(b)
+	r := &cfgReader{s: string(b)}
 	var out []gitConfigEntry
-	section := "" // "section" or "section.subsection", as keys get it
-	i := 0
-	for i < len(s) {
-		c := s[i]
-		switch {
-		case c == '\n' || c == ' ' || c == '\t' || c == '\r':
-			i++
-		case c == '#' || c == ';':
-			for i < len(s) && s[i] != '\n' {
-				i++
+	section := ""
+	comment := false
+	for {
+		c := r.get()
+		if c == '\n' {
+			if r.eof {
+				return out, nil
 			}
-		case c == '[':
-			sec, n, err := parseSectionHeader(s[i:])
+			comment = false
+			continue
+		}
+		if comment || isSpace(c) {
+			continue
+		}
+		if c == '#' || c == ';' {
+			comment = true
+			continue
+		}
+		if c == '[' {
+			sec, err := r.header()
 			if err != nil {
 				return nil, err
 			}
-			section, i = sec, i+n
-		case isAlpha(c):
-			if section == "" {
-				return nil, errGitConfig
-			}
-			j := i
-			for j < len(s) && (isAlpha(s[j]) || s[j] >= '0' && s[j] <= '9' || s[j] == '-') {
-				j++
-			}
-			name := strings.ToLower(s[i:j])
-			for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
-				j++
-			}
-			val := ""
-			switch {
-			case j >= len(s) || s[j] == '\n' || s[j] == '#' || s[j] == ';' || s[j] == '\r':
-				// A key alone: boolean true. The rest of the line is
-				// a comment or nothing.
-				for j < len(s) && (s[j] == '\r' || s[j] == ' ' || s[j] == '\t') {
-					j++
-				}
-				if j < len(s) && (s[j] == '#' || s[j] == ';') {
-					for j < len(s) && s[j] != '\n' {
-						j++
-					}
-				}
-				if j < len(s) && s[j] != '\n' {
-					return nil, errGitConfig
-				}
-			case s[j] == '=':
-				v, n, err := parseConfigValue(s[j+1:])
-				if err != nil {
-					return nil, err
-				}
-				val, j = v, j+1+n
-			default:
-				return nil, errGitConfig
-			}
-			out = append(out, gitConfigEntry{Key: section + "." + name, Value: val})
-			i = j
-		default:
+			section = sec
+			continue
+		}
+		if !isAlpha(c) || section == "" {
 			return nil, errGitConfig
 		}
+		name := []byte{lower(c)}
+		for {
+			c = r.get()
+			if r.eof || !isKeyChar(c) {
+				break
+			}
+			name = append(name, lower(c))
+		}
+		for c == ' ' || c == '\t' {
+			c = r.get()
+		}
+		val := ""
+		if c != '\n' {
+			if c != '=' {
+				return nil, errGitConfig
+			}
+			v, err := r.value()
+			if err != nil {
+				return nil, err
+			}
+			val = v
+		}
+		out = append(out, gitConfigEntry{Key: section + "." + string(name), Value: val})
+		if r.eof {
+			return out, nil
+		}
 	}
-	return out, nil
 }
 
-// parseSectionHeader reads a header starting at s[0] == '[' and returns
-// the key prefix and the bytes read.
-func parseSectionHeader(s string) (string, int, error) {
-	i := 1
-	j := i
-	for j < len(s) && (isAlpha(s[j]) || s[j] >= '0' && s[j] <= '9' || s[j] == '-' || s[j] == '.') {
-		j++
+// cfgReader gives the text a byte at a time as git's get_next_char does:
+// "\r\n" is '\n', and the end is a '\n' with eof set.
+type cfgReader struct {
+	s   string
+	i   int
+	eof bool
+}
+
+func (r *cfgReader) get() byte {
+	if r.i >= len(r.s) {
+		r.eof = true
+		return '\n'
 	}
-	name := s[i:j]
-	if name == "" || j >= len(s) {
-		return "", 0, errGitConfig
+	c := r.s[r.i]
+	r.i++
+	if c == '\r' && r.i < len(r.s) && r.s[r.i] == '\n' {
+		r.i++
+		c = '\n'
 	}
-	if s[j] == ']' {
-		// [section] or the old [section.sub] (both lower-cased).
-		if strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") {
-			return "", 0, errGitConfig
-		}
-		return strings.ToLower(name), j + 1, nil
-	}
-	if s[j] != ' ' && s[j] != '\t' || strings.Contains(name, ".") {
-		return "", 0, errGitConfig
-	}
-	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
-		j++
-	}
-	if j >= len(s) || s[j] != '"' {
-		return "", 0, errGitConfig
-	}
-	j++
-	var sub strings.Builder
+	return c
+}
+
+// header reads a section header after its '[' and returns the key
+// prefix: the section lower-cased, then "." and the subsection as written
+// for [section "sub"].
+func (r *cfgReader) header() (string, error) {
+	var name []byte
 	for {
-		if j >= len(s) || s[j] == '\n' {
-			return "", 0, errGitConfig
+		c := r.get()
+		if r.eof {
+			return "", errGitConfig
 		}
-		c := s[j]
+		if c == ']' {
+			if len(name) == 0 || name[0] == '.' || name[len(name)-1] == '.' || bytes.Contains(name, []byte("..")) {
+				return "", errGitConfig
+			}
+			return string(name), nil
+		}
+		if isSpace(c) {
+			if len(name) == 0 || bytes.IndexByte(name, '.') >= 0 {
+				return "", errGitConfig
+			}
+			return r.subsection(string(name), c)
+		}
+		if !isKeyChar(c) && c != '.' {
+			return "", errGitConfig
+		}
+		name = append(name, lower(c))
+	}
+}
+
+// subsection reads ` "sub"]` after a section name, c being the first
+// space.
+func (r *cfgReader) subsection(section string, c byte) (string, error) {
+	for {
+		if c == '\n' {
+			return "", errGitConfig
+		}
+		c = r.get()
+		if !isSpace(c) {
+			break
+		}
+	}
+	if c != '"' {
+		return "", errGitConfig
+	}
+	var sub []byte
+	for {
+		c := r.get()
+		if c == '\n' {
+			return "", errGitConfig
+		}
 		if c == '"' {
-			j++
 			break
 		}
 		if c == '\\' {
-			j++
-			if j >= len(s) || s[j] == '\n' {
-				return "", 0, errGitConfig
+			if c = r.get(); c == '\n' {
+				return "", errGitConfig
 			}
-			c = s[j]
 		}
-		sub.WriteByte(c)
-		j++
+		sub = append(sub, c)
 	}
-	if j >= len(s) || s[j] != ']' {
-		return "", 0, errGitConfig
+	if r.get() != ']' {
+		return "", errGitConfig
 	}
-	return strings.ToLower(name) + "." + sub.String(), j + 1, nil
+	return section + "." + string(sub), nil
 }
 
-// parseConfigValue reads a value after `=` up to the end of its line
-// (after continuations) and returns it and the bytes read.
-func parseConfigValue(s string) (string, int, error) {
-	var v strings.Builder
-	quoted := false
-	pendingSpace := 0 // unquoted whitespace kept only if more follows
-	i := 0
-	for j := 0; j < len(s) && (s[j] == ' ' || s[j] == '\t'); j++ {
-		i = j + 1
-	}
-	for i < len(s) {
-		c := s[i]
-		switch {
-		case c == '\n':
-			if quoted {
-				return "", 0, errGitConfig
+// value reads a value after its '=' to the end of its line (after
+// continuations), as git's parse_value.
+func (r *cfgReader) value() (string, error) {
+	var v []byte
+	quote, comment := false, false
+	space := 0
+	for {
+		c := r.get()
+		if c == '\n' {
+			if quote {
+				return "", errGitConfig
 			}
-			return v.String(), i, nil
-		case !quoted && (c == '#' || c == ';'):
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-			return v.String(), i, nil
-		case !quoted && (c == ' ' || c == '\t' || c == '\r'):
-			pendingSpace++
-			i++
+			return string(v), nil
+		}
+		if comment {
 			continue
-		case c == '"':
-			if pendingSpace > 0 && v.Len() > 0 {
-				v.WriteString(strings.Repeat(" ", pendingSpace))
-			}
-			quoted = !quoted
-			pendingSpace = 0
-			i++
-		case c == '\\':
-			if i+1 >= len(s) {
-				return "", 0, errGitConfig
-			}
-			i++
-			switch s[i] {
-			case '\n':
-				// continuation
-			case '\r':
-				if i+1 < len(s) && s[i+1] == '\n' {
-					i++
-				} else {
-					return "", 0, errGitConfig
-				}
-			case 'n':
-				v.WriteByte('\n')
-			case 't':
-				v.WriteByte('\t')
-			case 'b':
-				v.WriteByte('\b')
-			case '\\', '"':
-				v.WriteByte(s[i])
-			default:
-				return "", 0, errGitConfig
-			}
-			i++
-		default:
-			if pendingSpace > 0 && v.Len() > 0 {
-				v.WriteString(strings.Repeat(" ", pendingSpace))
-			}
-			v.WriteByte(c)
-			pendingSpace = 0
-			i++
 		}
+		if isSpace(c) && !quote {
+			if len(v) > 0 {
+				space++
+			}
+			continue
+		}
+		if !quote && (c == ';' || c == '#') {
+			comment = true
+			continue
+		}
+		for ; space > 0; space-- {
+			v = append(v, ' ')
+		}
+		if c == '\\' {
+			c = r.get()
+			switch c {
+			case '\n':
+				if r.eof {
+					return "", errGitConfig
+				}
+				continue
+			case 't':
+				c = '\t'
+			case 'b':
+				c = '\b'
+			case 'n':
+				c = '\n'
+			case '\\', '"':
+			default:
+				return "", errGitConfig
+			}
+			v = append(v, c)
+			continue
+		}
+		if c == '"' {
+			quote = !quote
+			continue
+		}
+		v = append(v, c)
 	}
-	if quoted {
-		return "", 0, errGitConfig
-	}
-	return v.String(), i, nil
 }
 
-func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isAlpha(c byte) bool   { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isKeyChar(c byte) bool { return isAlpha(c) || c >= '0' && c <= '9' || c == '-' }
+func isSpace(c byte) bool   { return c == ' ' || c == '\t' || c == '\n' || c == '\r' } // git's sane_ctype: no \v, \f
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
