@@ -113,7 +113,10 @@ func BenchmarkProtectScan(b *testing.B) {
 	}
 	osexec.Command("git", "-C", ws, "init", "-q").Run()
 	for b.Loop() {
-		if r := snapshotProtected([]string{ws}, nil).restore(); len(r) != 0 {
+		p := snapshotProtected(&Sandbox{Roots: []string{ws}})
+		r := p.restore()
+		p.release()
+		if len(r) != 0 {
 			b.Fatal(r)
 		}
 	}

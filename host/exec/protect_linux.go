@@ -3,7 +3,6 @@ package exec
 import (
 	"bytes"
 	"os"
-	osexec "os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -45,18 +44,43 @@ type protEntry struct {
 type protectSnap struct {
 	roots   []string
 	extra   []string
+	homes   []string
 	entries map[string]protEntry // root index "\x00" relative path
+	// watch holds, per root, the paths the configs named before the run
+	// (hooks directories, included files): the scan after the run looks
+	// at them too, whatever the command made of the configs since.
+	watch [][]string
+	// unlock ends the hold on the roots taken for the run (lockRoots).
+	unlock func()
 }
 
-// snapshotProtected lists the protected paths inside roots.
-func snapshotProtected(roots, extra []string) *protectSnap {
-	p := &protectSnap{roots: roots, extra: extra}
-	p.entries = p.scan()
+// snapshotProtected waits until no other sandboxed run holds a root of sb
+// (in this process or another), holds them, and lists the protected
+// paths inside them. The hold ends with release, after the restore.
+func snapshotProtected(sb *Sandbox) *protectSnap {
+	p := &protectSnap{roots: sb.Roots, extra: sb.Protect, unlock: lockRoots(sb.Roots)}
+	for _, h := range []string{sb.Home, os.Getenv("HOME")} {
+		if h != "" {
+			p.homes = append(p.homes, h)
+		}
+	}
+	p.watch = make([][]string, len(p.roots))
+	p.entries = p.scan(true)
 	return p
 }
 
-// scan lists the protected paths now.
-func (p *protectSnap) scan() map[string]protEntry {
+// release ends the snapshot's hold on its roots; it may be called more
+// than once.
+func (p *protectSnap) release() {
+	if p != nil && p.unlock != nil {
+		p.unlock()
+		p.unlock = nil
+	}
+}
+
+// scan lists the protected paths now; first, it also keeps the paths the
+// configs name as the ones to watch.
+func (p *protectSnap) scan(first bool) map[string]protEntry {
 	out := map[string]protEntry{}
 	var split [][]string
 	for _, pat := range append(append([]string(nil), ProtectedPaths...), p.extra...) {
@@ -64,20 +88,28 @@ func (p *protectSnap) scan() map[string]protEntry {
 			split = append(split, strings.Split(pat, "/"))
 		}
 	}
+	global := globalGitConfigs(p.homes)
 	for i, root := range p.roots {
-		w := protWalker{root: root, idx: i, out: out, split: split}
+		w := protWalker{root: root, idx: i, out: out, split: split, global: global}
 		w.dir("")
+		for _, rel := range p.watch[i] {
+			w.recordIfExists(rel)
+		}
+		if first {
+			p.watch[i] = w.named
+		}
 	}
 	return out
 }
 
 // protWalker walks one root for the protected set.
 type protWalker struct {
-	root     string
-	idx      int
-	split    [][]string // the protected patterns, by component
-	out      map[string]protEntry
-	hookDirs []string // core.hooksPath directories found, relative
+	root   string
+	idx    int
+	split  [][]string // the protected patterns, by component
+	out    map[string]protEntry
+	global []gitConfigEntry // the user's and the system's git config
+	named  []string         // paths the configs name (hooks dirs, includes), relative
 }
 
 func protKey(idx int, rel string) string { return string(rune('0'+idx)) + "\x00" + rel }
@@ -97,6 +129,14 @@ func (w *protWalker) dir(rel string) {
 func (w *protWalker) dirAt(fd int, rel string) {
 	f := os.NewFile(uintptr(fd), rel)
 	ents, _ := f.ReadDir(-1)
+	if rel != "" && looksLikeGitDir(ents) {
+		// A bare repository (or one made to look like a git dir)
+		// under any name: git would take it as the repository of the
+		// directories around it, so its config and hooks are
+		// protected like a .git's. Its other contents are still
+		// walked.
+		w.gitDir(rel, path.Dir(rel), rel)
+	}
 	for _, e := range ents {
 		name := e.Name()
 		crel := name
@@ -171,24 +211,28 @@ func matchComponent(pat, name string) bool {
 }
 
 // gitDir records the protected parts of the git directory rel, whose
-// worktree is work ("." for the root).
-func (w *protWalker) gitDir(rel, work string) {
+// worktree is work ("." for the root); a relative core.hooksPath is taken
+// against work and each of also.
+func (w *protWalker) gitDir(rel, work string, also ...string) {
 	for _, name := range []string{"config", "config.worktree", "commondir", "gitdir"} {
 		w.recordIfExists(path.Join(rel, name))
 	}
 	w.recordIfExists(path.Join(rel, "hooks"))
-	if cfg, err := readFileNoFollow(w.root, path.Join(rel, "config")); err == nil {
-		if hp := hooksPath(cfg); hp != "" {
-			var hrel string
-			switch {
-			case filepath.IsAbs(hp):
-				if r, err := filepath.Rel(w.root, hp); err == nil && !strings.HasPrefix(r, "..") {
-					hrel = filepath.ToSlash(r)
-				}
-			default:
-				hrel = path.Clean(path.Join(work, hp))
-			}
-			if hrel != "" && !strings.HasPrefix(hrel, "..") && hrel != "." {
+	// Every core.hooksPath git could take for this repository: the
+	// system's, the user's, the repository's, its worktree's and those of
+	// the files they include. All of them, not only the one that wins:
+	// protecting one more directory costs nothing.
+	cfg := append([]gitConfigEntry(nil), w.global...)
+	for _, name := range []string{"config", "config.worktree"} {
+		cfg = append(cfg, w.repoConfig(path.Join(rel, name), 0)...)
+	}
+	for _, e := range cfg {
+		if e.Key != "core.hookspath" || e.Value == "" {
+			continue
+		}
+		for _, base := range append([]string{work}, also...) {
+			if hrel := w.inRoot(e.Value, base); hrel != "" {
+				w.named = append(w.named, hrel)
 				w.recordIfExists(hrel)
 			}
 		}
@@ -196,6 +240,175 @@ func (w *protWalker) gitDir(rel, work string) {
 	for _, sub := range []string{"modules", "worktrees"} {
 		w.nestedGitDirs(path.Join(rel, sub))
 	}
+}
+
+// repoConfig parses the config file rel inside the root, and the files
+// it includes (include.path, includeIf.*.path) that lie inside the root,
+// which are recorded as protected too. A file that does not parse gives
+// nothing: a change to it is restored (keepConfig), and the hooks
+// directories named before the run are watched anyway.
+func (w *protWalker) repoConfig(rel string, depth int) []gitConfigEntry {
+	b, err := readFileNoFollow(w.root, rel)
+	if err != nil {
+		return nil
+	}
+	cfg, err := parseGitConfig(b)
+	if err != nil {
+		return nil
+	}
+	out := cfg
+	if depth >= 5 {
+		return out
+	}
+	for _, e := range cfg {
+		if !isIncludeKey(e.Key) || e.Value == "" {
+			continue
+		}
+		if irel := w.inRoot(e.Value, path.Dir(rel)); irel != "" {
+			w.named = append(w.named, irel)
+			w.recordIfExists(irel)
+			out = append(out, w.repoConfig(irel, depth+1)...)
+		}
+	}
+	return out
+}
+
+// isIncludeKey reports whether key names a file git reads as more config.
+func isIncludeKey(key string) bool {
+	return key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path")
+}
+
+// inRoot returns the path p names (absolute, ~/..., or relative to base,
+// itself relative to the root) relative to the root, or "" when it lies
+// outside the root or is the root itself.
+func (w *protWalker) inRoot(p, base string) string {
+	if strings.HasPrefix(p, "~/") {
+		for _, h := range []string{os.Getenv("HOME")} {
+			if h != "" {
+				p = filepath.Join(h, p[2:])
+			}
+		}
+	}
+	var rel string
+	if filepath.IsAbs(p) {
+		r, err := filepath.Rel(w.root, filepath.Clean(p))
+		if err != nil {
+			return ""
+		}
+		rel = filepath.ToSlash(r)
+	} else {
+		rel = path.Clean(path.Join(base, p))
+	}
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "/") {
+		return ""
+	}
+	return rel
+}
+
+// looksLikeGitDir reports whether a directory holding ents is one git
+// would take as a git directory (setup.c's is_git_directory): HEAD, a
+// file or a link, with the directories objects and refs beside it, or a
+// commondir file. It costs no system call: the walk has read ents anyway.
+func looksLikeGitDir(ents []os.DirEntry) bool {
+	n := 0
+	for _, e := range ents {
+		switch e.Name() {
+		case "commondir":
+			return true
+		case "HEAD":
+			if !e.IsDir() {
+				n++
+			}
+		case "objects", "refs":
+			if e.IsDir() {
+				n++
+			}
+		}
+	}
+	return n == 3
+}
+
+// globalGitConfigs parses the git configs outside any repository that the
+// user's git reads: the system's (unless GIT_CONFIG_NOSYSTEM), and
+// GIT_CONFIG_GLOBAL or else $XDG_CONFIG_HOME/git/config and ~/.gitconfig
+// for each home, with the files they include. Files are read, never
+// run; one that does not parse gives nothing.
+func globalGitConfigs(homes []string) []gitConfigEntry {
+	var files []string
+	if v := os.Getenv("GIT_CONFIG_NOSYSTEM"); v == "" || v == "0" || strings.EqualFold(v, "false") {
+		if f := os.Getenv("GIT_CONFIG_SYSTEM"); f != "" {
+			files = append(files, f)
+		} else {
+			files = append(files, "/etc/gitconfig")
+		}
+	}
+	if f := os.Getenv("GIT_CONFIG_GLOBAL"); f != "" {
+		files = append(files, f)
+	} else {
+		if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+			files = append(files, filepath.Join(x, "git", "config"))
+		}
+		for _, h := range homes {
+			files = append(files, filepath.Join(h, ".config", "git", "config"), filepath.Join(h, ".gitconfig"))
+		}
+	}
+	var out []gitConfigEntry
+	var read func(f string, depth int)
+	read = func(f string, depth int) {
+		b, err := readConfigFile(f)
+		if err != nil {
+			return
+		}
+		cfg, err := parseGitConfig(b)
+		if err != nil {
+			return
+		}
+		out = append(out, cfg...)
+		if depth >= 5 {
+			return
+		}
+		for _, e := range cfg {
+			if !isIncludeKey(e.Key) || e.Value == "" {
+				continue
+			}
+			p := e.Value
+			switch {
+			case strings.HasPrefix(p, "~/"):
+				if h := os.Getenv("HOME"); h != "" {
+					read(filepath.Join(h, p[2:]), depth+1)
+				}
+				for _, h := range homes {
+					read(filepath.Join(h, p[2:]), depth+1)
+				}
+				continue
+			case !filepath.IsAbs(p):
+				p = filepath.Join(filepath.Dir(f), p)
+			}
+			read(p, depth+1)
+		}
+	}
+	for _, f := range files {
+		read(f, 0)
+	}
+	return out
+}
+
+// readConfigFile reads a config file outside the roots: a regular file
+// of at most maxProtectedBytes (a fifo or a device is refused, not read).
+func readConfigFile(name string) ([]byte, error) {
+	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxProtectedBytes {
+		return nil, unix.EINVAL
+	}
+	b := make([]byte, fi.Size())
+	n, _ := f.Read(b)
+	return b[:n], nil
 }
 
 // nestedGitDirs records the git directories beneath rel (.git/modules
@@ -216,22 +429,6 @@ func (w *protWalker) nestedGitDirs(rel string) {
 		}
 		w.nestedGitDirs(crel)
 	}
-}
-
-// hooksPath returns core.hooksPath from a config file's text, as git
-// reads it (`git config --file - core.hooksPath`), or "".
-func hooksPath(cfg []byte) string {
-	if !bytes.Contains(bytes.ToLower(cfg), []byte("hookspath")) {
-		return ""
-	}
-	cmd := osexec.Command("git", "config", "--file", "-", "--get", "core.hooksPath")
-	cmd.Stdin = bytes.NewReader(cfg)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-	out, err := cmd.Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
 }
 
 func (w *protWalker) recordIfExists(rel string) {
@@ -278,7 +475,7 @@ func (w *protWalker) record(rel string) {
 // restore lists the protected set again and puts it back as the snapshot
 // had it. It returns the paths it changed, sorted.
 func (p *protectSnap) restore() []string {
-	now := p.scan()
+	now := p.scan(false)
 	var changed []string
 	// Removals first, deepest first: new paths and paths whose type
 	// changed.
@@ -339,7 +536,8 @@ func harmlessNew(k string, e protEntry) bool {
 }
 
 // keepConfig reports whether a new or changed git config file may stay:
-// when git itself lists in it only keys that run nothing.
+// when it parses (parseGitConfig: no program is run to read it) and
+// holds only keys that run nothing (safeGitConfigEntry).
 func keepConfig(root, rel string, cur, old protEntry, existed bool) bool {
 	base := path.Base(rel)
 	if base != "config" || !strings.Contains(rel, ".git") || !cur.mode.IsRegular() || cur.big {
@@ -348,67 +546,67 @@ func keepConfig(root, rel string, cur, old protEntry, existed bool) bool {
 	if existed && !old.mode.IsRegular() {
 		return false
 	}
-	cmd := osexec.Command("git", "config", "--file", "-", "--list", "--null")
-	cmd.Stdin = bytes.NewReader(cur.data)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-	out, err := cmd.Output()
+	cfg, err := parseGitConfig(cur.data)
 	if err != nil {
 		return false
 	}
-	for _, kv := range bytes.Split(out, []byte{0}) {
-		if len(kv) == 0 {
-			continue
-		}
-		key, _, _ := bytes.Cut(kv, []byte{'\n'})
-		if !safeGitConfigKey(string(key)) {
+	for _, e := range cfg {
+		if !safeGitConfigEntry(e) {
 			return false
 		}
 	}
 	return true
 }
 
-// safeGitConfigKey reports whether a git config key (as git lists it:
-// section, subsection and name, lower-cased but for the subsection) runs
-// nothing and points git at nothing the command could have filled. Every
-// other key in a changed config (core.fsmonitor, core.hooksPath,
-// core.sshCommand, filter.*, diff.*.textconv, alias.*, include.path,
-// credential.helper, ...) makes the whole file be restored.
-func safeGitConfigKey(key string) bool {
-	section, rest, _ := strings.Cut(key, ".")
-	name := rest
-	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
-		name = rest[i+1:]
+// safeKeys are the git config keys (section and name lower-cased) a
+// changed config may hold, each exactly: what `git init`, `git clone`,
+// `git config user.*` and `git remote add` write. Every other key
+// (merge.*.driver, filter.*, diff.*.textconv, core.hooksPath,
+// core.fsmonitor, core.sshCommand, core.editor, core.pager, gc.*hook*,
+// alias.*, include*, credential.*, init.templateDir, pull.twohead, ...)
+// makes the whole file be restored.
+var safeKeys = map[string]bool{
+	"core.repositoryformatversion": true, "core.filemode": true, "core.bare": true,
+	"core.logallrefupdates": true, "core.ignorecase": true, "core.precomposeunicode": true,
+	"core.symlinks": true, "core.autocrlf": true, "core.eol": true, "core.safecrlf": true,
+	"core.quotepath": true, "core.abbrev": true,
+	"extensions.objectformat": true, "extensions.worktreeconfig": true,
+	"user.name": true, "user.email": true,
+	"init.defaultbranch": true,
+	"pull.rebase":        true, "pull.ff": true, "push.default": true, "push.autosetupremote": true,
+	"fetch.prune": true, "rebase.autostash": true, "merge.ff": true, "merge.conflictstyle": true,
+}
+
+// safeSubKeys are the names allowed under a subsection, by section:
+// [remote "x"], [branch "x"], [submodule "x"].
+var safeSubKeys = map[string]map[string]bool{
+	"remote":    {"url": true, "pushurl": true, "fetch": true, "push": true, "tagopt": true, "prune": true, "mirror": true},
+	"branch":    {"remote": true, "merge": true, "rebase": true, "pushremote": true, "description": true},
+	"submodule": {"url": true, "active": true, "branch": true, "shallow": true},
+}
+
+// safeGitConfigEntry reports whether a config entry runs nothing and
+// points git at nothing the command could have filled: its key is one of
+// safeKeys or safeSubKeys, and a URL names no transport helper
+// (`<transport>::<address>` runs git-remote-<transport> from PATH; ext::
+// runs a command).
+func safeGitConfigEntry(e gitConfigEntry) bool {
+	section, rest, ok := strings.Cut(e.Key, ".")
+	if !ok {
+		return false
 	}
-	switch section {
-	case "core":
-		switch name {
-		case "repositoryformatversion", "filemode", "bare", "logallrefupdates", "ignorecase",
-			"precomposeunicode", "symlinks", "autocrlf", "eol", "safecrlf", "quotepath", "abbrev":
-			return true
-		}
-	case "extensions", "user", "init", "pull", "push", "merge", "rebase", "status", "color", "advice", "gc", "fetch", "index", "pack", "feature":
-		switch section + "." + name {
-		case "merge.tool", "pull.rebase.exec":
-			return false
-		}
-		return true
-	case "branch":
-		switch name {
-		case "remote", "merge", "rebase", "pushremote", "description":
-			return true
-		}
-	case "remote":
-		switch name {
-		case "url", "pushurl", "fetch", "push", "tagopt", "prune", "mirror":
-			return true
-		}
-	case "submodule":
-		switch name {
-		case "url", "active", "branch", "shallow":
-			return true
-		}
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return safeKeys[e.Key]
 	}
-	return false
+	name := rest[i+1:]
+	if rest[:i] == "" || !safeSubKeys[section][name] {
+		return false
+	}
+	if name == "url" || name == "pushurl" {
+		return !strings.Contains(e.Value, "::")
+	}
+	return true
 }
 
 func splitKey(k string) (int, string) {

@@ -128,19 +128,33 @@ func (r *Report) On(part string) bool {
 }
 
 // DefaultDenyRead are the secrets under the home directory that a
-// sandboxed command may not read.
+// sandboxed command may not read: keys and tokens (the agents' own among
+// them), shell and REPL histories (tokens get pasted) and browser
+// profiles (cookies).
 var DefaultDenyRead = []string{
 	".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube",
 	".docker/config.json", ".netrc", ".git-credentials", ".npmrc", ".pypirc",
-	".config/gh", ".password-store", ".vault-token",
+	".config/gh", ".config/gh/hosts.yml", ".password-store", ".vault-token",
+	".claude/.credentials.json", ".codex/auth.json", ".cargo/credentials.toml", ".cargo/credentials",
+	".terraform.d/credentials.tfrc.json", ".config/hub", ".config/op", ".config/rclone",
+	".m2/settings.xml", ".gem/credentials", ".local/share/keyrings",
+	".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history",
+	".node_repl_history", ".sqlite_history", ".local/share/fish/fish_history",
+	".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
 }
 
 // DefaultScrubEnv are the patterns (path.Match on the upper-cased name)
-// of environment variables that are not passed to a sandboxed command.
+// of environment variables that are not passed to a sandboxed command. A
+// variable whose value holds a URL with a password in it
+// (scheme://user:pass@host) is not passed either, whatever its name
+// (see urlWithPassword). *_AUTH* is spelled out (*_AUTH, *_AUTH_*,
+// *_AUTHTOKEN*, *_AUTHORIZATION*) so that GIT_AUTHOR_NAME still passes.
 var DefaultScrubEnv = []string{
 	"*_TOKEN", "*_TOKEN_*", "*TOKEN", "*_SECRET", "*_SECRET_*", "*SECRET",
 	"*_KEY", "*_KEY_*", "*APIKEY*", "*_PASSWORD", "*PASSWORD*", "*PASSWD*",
-	"*_CREDENTIALS", "*CREDENTIAL*", "*_AUTH", "*_AUTH_*",
+	"*_PAT", "*_PASS", "*_PWD", "*_DSN", "*_JWT", "*_JWT_*",
+	"*_CREDENTIALS", "*CREDENTIAL*", "*_AUTH", "*_AUTH_*", "*_AUTHTOKEN*", "*_AUTHORIZATION*",
+	"DATABASE_URL", "NETRC",
 	"AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS", "GCP_*",
 	"GITHUB_TOKEN", "GH_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
 	"NPM_TOKEN", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DOCKER_AUTH_CONFIG",
@@ -150,12 +164,18 @@ var DefaultScrubEnv = []string{
 // ProtectedPaths is the protected set: patterns (path.Match per
 // component) relative to any directory inside a root; a pattern naming a
 // directory protects everything beneath it. Within a repository's git
-// directory (.git, or the directories under .git/modules and
-// .git/worktrees) the hooks directory, config, config.worktree,
-// commondir and gitdir are protected, and so is the directory that
-// core.hooksPath names. A changed .git/config is kept when `git config
-// --list` finds only harmless keys in it (see safeGitConfigKey), so `git
-// remote add` and `git config user.name` still work.
+// directory (.git, the directories under .git/modules and .git/worktrees,
+// and any directory git would take as a git directory: HEAD with objects/
+// and refs/, or a commondir file, such as a bare repository under any
+// name) the hooks directory, config, config.worktree, commondir and
+// gitdir are protected, and so are the directories that core.hooksPath
+// names in any config git reads for it (system, global, the repository's,
+// config.worktree, and the files they include, which inside a root are
+// protected too), as they were before the run and as they are after it.
+// A changed git config is kept when it parses (in Go: no program is run
+// for the check) and holds only harmless keys, each allowed exactly (see
+// safeGitConfigEntry), so `git remote add` and `git config user.name`
+// still work.
 var ProtectedPaths = []string{
 	".git", // a .git file (gitdir:); a .git directory is looked into instead
 	".envrc",
@@ -165,6 +185,9 @@ var ProtectedPaths = []string{
 	".vscode/tasks.json",
 	".vscode/settings.json",
 	".husky",
+	".pre-commit-config.yaml",
+	"lefthook.yml", ".lefthook.yml", "lefthook-local.yml", ".lefthook-local.yml",
+	".devcontainer",
 }
 
 // helperInstalled is set by SandboxMain when this program can run the

@@ -73,7 +73,7 @@ func (r *Runner) wrap(cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
 		}
 		rep.Missing = missing
 		cmd.Env = append(base, s.env...)
-		sr.snap = snapshotProtected(sb.Roots, sb.Protect)
+		sr.snap = snapshotProtected(sb)
 		rep.Enforced = append(rep.Enforced, "protect")
 		return sr, nil
 	}
@@ -188,7 +188,7 @@ func (r *Runner) wrap(cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
 	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = attr
 
-	sr.snap = snapshotProtected(sb.Roots, sb.Protect)
+	sr.snap = snapshotProtected(sb)
 	rep.Enforced = append(rep.Enforced, "protect")
 	return sr, nil
 }
@@ -233,6 +233,7 @@ func (sr *sandboxRun) finish(out *Output) {
 }
 
 func (sr *sandboxRun) close() {
+	sr.snap.release() // the hold on the roots, taken with the baseline
 	if sr.statusR >= 0 {
 		unix.Close(sr.statusR)
 		sr.statusW.Close()

@@ -1,0 +1,132 @@
+package exec
+
+import (
+	"bytes"
+	"os"
+	osexec "os/exec"
+	"strings"
+	"testing"
+)
+
+// gitList is git's own reading of a config text: "key\x00value" pairs
+// (value absent for a key given without `=`), or ok false when git
+// refuses the text.
+func gitList(t testing.TB, cfg []byte) (pairs []string, ok bool) {
+	cmd := osexec.Command("git", "config", "--no-includes", "--file", "-", "--list", "--null")
+	cmd.Stdin = bytes.NewReader(cfg)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, false
+	}
+	for _, kv := range bytes.Split(out, []byte{0}) {
+		if len(kv) == 0 {
+			continue
+		}
+		k, v, has := bytes.Cut(kv, []byte{'\n'})
+		p := string(k)
+		if has {
+			p += "\x00" + string(v)
+		}
+		pairs = append(pairs, p)
+	}
+	return pairs, true
+}
+
+// checkAgainstGit fails when parseGitConfig accepts a text git refuses,
+// or reads an accepted one differently from git (keys, order, values). It
+// may refuse what git accepts: such a config is restored, which is safe.
+func checkAgainstGit(t testing.TB, cfg []byte) {
+	got, err := parseGitConfig(cfg)
+	if err != nil {
+		return
+	}
+	want, ok := gitList(t, cfg)
+	if !ok {
+		if bytes.ContainsAny(cfg, "\x00") {
+			return
+		}
+		t.Fatalf("parseGitConfig accepted %q, which git refuses: %+v", cfg, got)
+	}
+	var mine []string
+	for _, e := range got {
+		mine = append(mine, e.Key+"\x00"+e.Value)
+	}
+	for i := range want {
+		if !strings.Contains(want[i], "\x00") {
+			want[i] += "\x00" // a key alone: our Value is ""
+		}
+	}
+	if strings.Join(mine, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("config %q:\nparseGitConfig %q\ngit            %q", cfg, mine, want)
+	}
+}
+
+var gitConfigCases = []string{
+	"[core]\n\tbare = false\n\thooksPath = hk\n",
+	"[core]\n\thookspath=\"a b\" ; c\n",
+	"[core] hooksPath = x\n",
+	"[Core]\n\tHooksPath = x\n",
+	"[remote \"Or\\\"ig\"]\n\turl = https://e/x\n",
+	"[branch.Main]\n\tremote = origin\n",
+	"[core]\n\tbare\n",
+	"[core]\n\tpager = less \\\n -R\n",
+	"[core]\n\tx = \"a\\tb\\n\"\n",
+	"# c\n; c\n[user]\n\tname = a # c\n",
+	"[[[\n",
+	"[core]\n\tx = \"open\n",
+	"key = v\n",
+	"[core]\n\t1x = v\n",
+	"[core \"a\"b]\n",
+	"[core]\n\tx = a\\q\n",
+	"[merge \"evil\"]\n\tdriver = sh -c 'id'\n",
+	"[include]\n\tpath = ../x\n[includeIf \"gitdir:/a/\"]\n\tpath = y\n",
+	"\xef\xbb\xbf[core]\n\tbare = true\n",
+	"[core]\r\n\tbare = true\r\n",
+	"[core]\n\tx =   a   b   \n",
+	"[core]\n\tx = a\"  \"b\n",
+}
+
+// TestParseGitConfigMatchesGit: git is the oracle of what a config says.
+func TestParseGitConfigMatchesGit(t *testing.T) {
+	if _, err := osexec.LookPath("git"); err != nil {
+		t.Skip("skipped: git is not installed")
+	}
+	accepted := 0
+	for _, c := range gitConfigCases {
+		checkAgainstGit(t, []byte(c))
+		if _, err := parseGitConfig([]byte(c)); err == nil {
+			accepted++
+		}
+	}
+	if accepted < len(gitConfigCases)/2 {
+		t.Errorf("only %d of %d cases parsed: the parser refuses ordinary configs", accepted, len(gitConfigCases))
+	}
+	// The configs git init writes must parse, or every `git init` in a
+	// sandbox would lose its config.
+	dir := t.TempDir()
+	cmd := osexec.Command("git", "init", "-q", dir)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	must(t, cmd.Run())
+	b, err := os.ReadFile(dir + "/.git/config")
+	must(t, err)
+	if _, err := parseGitConfig(b); err != nil {
+		t.Errorf("git init's config does not parse: %q", b)
+	}
+}
+
+// FuzzParseGitConfig: never a panic, and whatever parses reads as git
+// reads it.
+func FuzzParseGitConfig(f *testing.F) {
+	for _, c := range gitConfigCases {
+		f.Add([]byte(c))
+	}
+	_, noGit := osexec.LookPath("git")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if noGit != nil {
+			parseGitConfig(b)
+			return
+		}
+		checkAgainstGit(t, b)
+	})
+}
