@@ -113,7 +113,7 @@ func BenchmarkProtectScan(b *testing.B) {
 	}
 	osexec.Command("git", "-C", ws, "init", "-q").Run()
 	for b.Loop() {
-		p := snapshotProtected(&Sandbox{Roots: []string{ws}})
+		p, _ := snapshotProtected(context.Background(), &Sandbox{Roots: []string{ws}}, 0)
 		r := p.restore()
 		p.release()
 		if len(r) != 0 {

@@ -2,11 +2,13 @@ package exec
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -56,9 +58,14 @@ type protectSnap struct {
 
 // snapshotProtected waits until no other sandboxed run holds a root of sb
 // (in this process or another), holds them, and lists the protected
-// paths inside them. The hold ends with release, after the restore.
-func snapshotProtected(sb *Sandbox) *protectSnap {
-	p := &protectSnap{roots: sb.Roots, extra: sb.Protect, unlock: lockRoots(sb.Roots)}
+// paths inside them. The hold ends with release, after the restore. The
+// wait ends with ctx (its error) or after wait (ErrRootBusy).
+func snapshotProtected(ctx context.Context, sb *Sandbox, wait time.Duration) (*protectSnap, error) {
+	unlock, err := lockRoots(ctx, sb.Roots, wait)
+	if err != nil {
+		return nil, err
+	}
+	p := &protectSnap{roots: sb.Roots, extra: sb.Protect, unlock: unlock}
 	for _, h := range []string{sb.Home, os.Getenv("HOME")} {
 		if h != "" {
 			p.homes = append(p.homes, h)
@@ -66,7 +73,7 @@ func snapshotProtected(sb *Sandbox) *protectSnap {
 	}
 	p.watch = make([][]string, len(p.roots))
 	p.entries = p.scan(true)
-	return p
+	return p, nil
 }
 
 // release ends the snapshot's hold on its roots; it may be called more

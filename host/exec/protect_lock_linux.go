@@ -1,8 +1,12 @@
 package exec
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,24 +25,38 @@ type rootID struct{ dev, ino uint64 }
 
 var (
 	rootLocksMu sync.Mutex
-	rootLocks   = map[rootID]*sync.Mutex{}
+	rootLocks   = map[rootID]chan struct{}{}
 )
 
-func rootLock(id rootID) *sync.Mutex {
+// rootLock is the in-process hold of one root: a channel of one slot, so
+// that a wait for it can end with the run's context.
+func rootLock(id rootID) chan struct{} {
 	rootLocksMu.Lock()
 	defer rootLocksMu.Unlock()
 	m := rootLocks[id]
 	if m == nil {
-		m = &sync.Mutex{}
+		m = make(chan struct{}, 1)
 		rootLocks[id] = m
 	}
 	return m
 }
 
+// ErrRootBusy is wrapped by the error of a sandboxed run that waited for
+// another sandboxed run on one of its roots until its timeout: runs on a
+// root are serialised (see above), and a long one (a server) makes the
+// others wait.
+var ErrRootBusy = errors.New("exec: another sandboxed command holds a root of this one")
+
+// flockPoll is how often a wait for another process's hold on a root
+// looks again.
+const flockPoll = 5 * time.Millisecond
+
 // lockRoots waits until it holds every root that can be opened and
 // returns the function that lets them go. A root that cannot be opened is
-// not held (there is nothing in it to protect either).
-func lockRoots(roots []string) func() {
+// not held (there is nothing in it to protect either). The wait ends,
+// with nothing held, when ctx is done (its error) or wait has passed
+// (ErrRootBusy; wait <= 0 means no bound but ctx).
+func lockRoots(ctx context.Context, roots []string, wait time.Duration) (func(), error) {
 	type held struct {
 		id rootID
 		fd int
@@ -69,18 +87,57 @@ func lockRoots(roots []string) func() {
 		}
 		return hs[i].id.ino < hs[j].id.ino
 	})
-	for _, h := range hs {
-		rootLock(h.id).Lock()
-		for unix.Flock(h.fd, unix.LOCK_EX) == unix.EINTR {
+	var expired <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		expired = t.C
+	}
+	got := 0 // roots held, in order: hs[:got]
+	release := func() {
+		for i := got - 1; i >= 0; i-- {
+			unix.Close(hs[i].fd) // drops the flock
+			<-rootLock(hs[i].id)
+		}
+		for _, h := range hs[got:] {
+			unix.Close(h.fd)
 		}
 	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			for i := len(hs) - 1; i >= 0; i-- {
-				unix.Close(hs[i].fd) // drops the flock
-				rootLock(hs[i].id).Unlock()
-			}
-		})
+	fail := func(err error) (func(), error) {
+		release()
+		if err == nil {
+			err = fmt.Errorf("%w (waited %s)", ErrRootBusy, wait)
+		}
+		return nil, err
 	}
+	for _, h := range hs {
+		select {
+		case rootLock(h.id) <- struct{}{}:
+		case <-ctx.Done():
+			return fail(ctx.Err())
+		case <-expired:
+			return fail(nil)
+		}
+		for {
+			err := unix.Flock(h.fd, unix.LOCK_EX|unix.LOCK_NB)
+			if err == nil {
+				break
+			}
+			if err != unix.EWOULDBLOCK && err != unix.EINTR {
+				break // no flock here: the in-process hold alone
+			}
+			select {
+			case <-ctx.Done():
+				<-rootLock(h.id)
+				return fail(ctx.Err())
+			case <-expired:
+				<-rootLock(h.id)
+				return fail(nil)
+			case <-time.After(flockPoll):
+			}
+		}
+		got++
+	}
+	var once sync.Once
+	return func() { once.Do(release) }, nil
 }

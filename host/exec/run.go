@@ -154,7 +154,7 @@ func (r *Runner) runOnce(ctx context.Context, s spec) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	sr, err := r.wrap(cmd, s)
+	sr, err := r.wrap(ctx, cmd, s)
 	if err != nil {
 		return Output{}, err
 	}

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -38,7 +39,7 @@ type sandboxRun struct {
 // wrap turns cmd into a run of the helper when s asks for a sandbox, or
 // when s.dir must be entered without /proc. It returns nil when cmd runs
 // as it is.
-func (r *Runner) wrap(cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
+func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
 	if s.sandbox == nil {
 		if s.dir == nil || haveProcFD() {
 			return nil, nil
@@ -73,7 +74,10 @@ func (r *Runner) wrap(cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
 		}
 		rep.Missing = missing
 		cmd.Env = append(base, s.env...)
-		sr.snap = snapshotProtected(sb)
+		var err error
+		if sr.snap, err = snapshotProtected(ctx, sb, s.timeout); err != nil {
+			return nil, err
+		}
 		rep.Enforced = append(rep.Enforced, "protect")
 		return sr, nil
 	}
@@ -188,7 +192,9 @@ func (r *Runner) wrap(cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
 	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = attr
 
-	sr.snap = snapshotProtected(sb)
+	if sr.snap, err = snapshotProtected(ctx, sb, s.timeout); err != nil {
+		return nil, err
+	}
 	rep.Enforced = append(rep.Enforced, "protect")
 	return sr, nil
 }

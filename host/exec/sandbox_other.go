@@ -3,6 +3,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"os"
 	osexec "os/exec"
@@ -20,7 +21,7 @@ type sandboxRun struct {
 // scrubbed; nothing confines the command (on macOS the Seatbelt profile
 // of SeatbeltProfile is built but not applied: it is not tested on a
 // real Mac yet). A Required sandbox fails with ErrNoSandbox.
-func (r *Runner) wrap(cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
+func (r *Runner) wrap(_ context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
 	if s.sandbox == nil {
 		return nil, nil
 	}

@@ -196,7 +196,7 @@ func TestProtectSeesUnlistableDirs(t *testing.T) {
 	ws := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755))
 	must(t, os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n\tbare = false\n"), 0o644))
-	snap := snapshotProtected(&Sandbox{Roots: []string{ws}})
+	snap, _ := snapshotProtected(context.Background(), &Sandbox{Roots: []string{ws}}, 0)
 	defer snap.release()
 	hook := filepath.Join(ws, ".git", "hooks", "pre-commit")
 	must(t, os.WriteFile(hook, []byte("#!/bin/sh\n"), 0o755))
