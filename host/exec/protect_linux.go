@@ -61,7 +61,7 @@ type protectSnap struct {
 // paths inside them. The hold ends with release, after the restore. The
 // wait ends with ctx (its error) or after wait (ErrRootBusy).
 func snapshotProtected(ctx context.Context, sb *Sandbox, wait time.Duration) (*protectSnap, error) {
-	unlock, err := lockRoots(ctx, sb.Roots, wait)
+	unlock, err := lockRoots(ctx, sb.Roots, sb.RootDirs, wait)
 	if err != nil {
 		return nil, err
 	}

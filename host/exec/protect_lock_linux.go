@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -56,15 +57,25 @@ const flockPoll = 5 * time.Millisecond
 // not held (there is nothing in it to protect either). The wait ends,
 // with nothing held, when ctx is done (its error) or wait has passed
 // (ErrRootBusy; wait <= 0 means no bound but ctx).
-func lockRoots(ctx context.Context, roots []string, wait time.Duration) (func(), error) {
+// dirs, when given, are the roots' descriptors (Sandbox.RootDirs, opened
+// through the jail, in the order of roots): the root held is then the
+// directory the jail opened, not what its path names now.
+func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.Duration) (func(), error) {
 	type held struct {
 		id rootID
 		fd int
 	}
 	var hs []held
 	seen := map[rootID]bool{}
-	for _, r := range roots {
-		fd, err := unix.Open(r, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	for i, r := range roots {
+		var fd int
+		var err error
+		if i < len(dirs) && dirs[i] != nil {
+			// A description of our own for flock (the jail's is O_PATH).
+			fd, err = unix.Openat(int(dirs[i].Fd()), ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		} else {
+			fd, err = unix.Open(r, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		}
 		if err != nil {
 			continue
 		}

@@ -3,6 +3,8 @@ package exec
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -13,26 +15,62 @@ import (
 // holding nothing; once the hold is let go the root can be taken.
 func TestRootHoldWaitEnds(t *testing.T) {
 	ws := t.TempDir()
-	release, err := lockRoots(context.Background(), []string{ws}, 0)
+	release, err := lockRoots(context.Background(), []string{ws}, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	t0 := time.Now()
-	if _, err := lockRoots(ctx, []string{ws}, 0); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := lockRoots(ctx, []string{ws}, nil, 0); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("cancelled wait: %v, want context.DeadlineExceeded", err)
 	}
-	if _, err := lockRoots(context.Background(), []string{ws}, 50*time.Millisecond); !errors.Is(err, ErrRootBusy) {
+	if _, err := lockRoots(context.Background(), []string{ws}, nil, 50*time.Millisecond); !errors.Is(err, ErrRootBusy) {
 		t.Errorf("timed-out wait: %v, want ErrRootBusy", err)
 	}
 	if d := time.Since(t0); d > 5*time.Second {
 		t.Errorf("the waits took %s", d)
 	}
 	release()
-	again, err := lockRoots(context.Background(), []string{ws}, time.Second)
+	again, err := lockRoots(context.Background(), []string{ws}, nil, time.Second)
 	if err != nil {
 		t.Fatalf("after release: %v", err)
 	}
 	again()
+}
+
+// TestRootHoldTakesTheDescriptor: given the roots' descriptors, the hold
+// is on the directory they opened, whatever its path names now: after the
+// root is moved away and another directory put at its path, the new one
+// is free and the moved one is held.
+func TestRootHoldTakesTheDescriptor(t *testing.T) {
+	base := t.TempDir()
+	ws, moved := filepath.Join(base, "ws"), filepath.Join(base, "moved")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, err := os.Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := os.Rename(ws, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	release, err := lockRoots(context.Background(), []string{ws}, []*os.File{d}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	free, err := lockRoots(context.Background(), []string{ws}, nil, time.Second)
+	if err != nil {
+		t.Fatalf("the directory now at the path is held: %v", err)
+	}
+	free()
+	if _, err := lockRoots(context.Background(), []string{moved}, nil, 50*time.Millisecond); !errors.Is(err, ErrRootBusy) {
+		t.Errorf("the directory the descriptor opened is not held: %v", err)
+	}
 }
