@@ -151,50 +151,16 @@ func skipString(b []byte, i int) int {
 // byte that is not UTF-8 (a file name can hold one) is the lone surrogate
 // U+DC00+byte that Python's surrogateescape makes of it.
 func pyString(buf []byte, s string) []byte {
-	if !utf8.ValidString(s) {
-		var rs []rune
-		for i := 0; i < len(s); {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				r = 0xdc00 + rune(s[i])
-			}
-			rs = append(rs, r)
-			i += n
+	rs := make([]rune, 0, len(s))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			r = 0xdc00 + rune(s[i])
 		}
-		return pyStringRunes(buf, rs)
+		rs = append(rs, r)
+		i += n
 	}
-	const hexDigits = "0123456789abcdef"
-	u4 := func(buf []byte, r rune) []byte {
-		return append(buf, '\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15])
-	}
-	buf = append(buf, '"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			buf = append(buf, '\\', '"')
-		case r == '\\':
-			buf = append(buf, '\\', '\\')
-		case r == '\n':
-			buf = append(buf, '\\', 'n')
-		case r == '\r':
-			buf = append(buf, '\\', 'r')
-		case r == '\t':
-			buf = append(buf, '\\', 't')
-		case r == '\b':
-			buf = append(buf, '\\', 'b')
-		case r == '\f':
-			buf = append(buf, '\\', 'f')
-		case r >= 0x20 && r < 0x7f:
-			buf = append(buf, byte(r))
-		case r > 0xffff:
-			r -= 0x10000
-			buf = u4(buf, 0xd800+(r>>10))
-			buf = u4(buf, 0xdc00+(r&0x3ff))
-		default: // control characters, DEL, non-ASCII, and U+FFFD for bad UTF-8
-			buf = u4(buf, r)
-		}
-	}
-	return append(buf, '"')
+	return pyStringRunes(buf, rs)
 }
 
 // pyObject writes a JSON object Python's way from keys and already
