@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -122,14 +121,10 @@ func TestSearchFiles(t *testing.T) {
 		return ps
 	}
 	// What git lists, filtered by name: the oracle for "*.go".
-	cmd := exec.Command("git", "-C", s.ws, "ls-files", "-z", "-co", "--exclude-standard")
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	gitOut, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	// (The server's own git world, not the developer's HOME.)
+	gitOut := serverGit(s.ws).Git(t, s.ws, "ls-files", "-z", "-co", "--exclude-standard")
 	var want []string
-	for _, f := range strings.Split(string(gitOut), "\x00") {
+	for _, f := range strings.Split(gitOut, "\x00") {
 		if strings.HasSuffix(f, ".go") && !strings.HasPrefix(filepath.Base(f), ".") {
 			want = append(want, f)
 		}

@@ -119,7 +119,7 @@ func newSBFixture(t *testing.T) *sbFixture {
 
 // gitEnv isolates git from the machine's configuration.
 func (f *sbFixture) gitEnv() []string {
-	return []string{"HOME=" + f.home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+	return []string{"HOME=" + f.home, "XDG_CONFIG_HOME=" + filepath.Join(f.home, ".config"), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"}
 }
 
