@@ -16,13 +16,17 @@ import (
 // cannot redirect the read). The final component is followed only when
 // follow is set. It returns "", false when the resolution never enters a
 // root, meets an error, or follows more than MaxSymlinks links; for a path
-// already inside, it returns path itself.
+// already inside, it returns path itself. What it returns is not cleaned:
+// a ".." after the point of entry is left for the jail's walk, which
+// applies it after the links as the kernel does.
 //
 // The links outside the roots are the user's own and are trusted as they
 // are read: this is resolution of a trusted path, not a confinement, and
 // the caller reads what stays outside by path as before.
 func (j *Jail) EnterRoots(path string, follow bool) (string, bool) {
-	path = filepath.Clean(path)
+	if !filepath.IsAbs(path) {
+		return "", false
+	}
 	if j.Contains(path) {
 		return path, true
 	}
@@ -39,7 +43,8 @@ func (j *Jail) EnterRoots(path string, follow bool) (string, bool) {
 		}
 		next := filepath.Join(done, name)
 		if j.Contains(next) {
-			return filepath.Join(append([]string{next}, rest...)...), true
+			// Joined, not cleaned: ".." in rest is the jail's to apply.
+			return strings.Join(append([]string{next}, rest...), string(filepath.Separator)), true
 		}
 		if len(rest) == 0 && !follow {
 			return "", false
