@@ -52,9 +52,6 @@ func newBareFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return cli.NewBareFlagSet(name, stderr)
 }
 
-// errHelp is parseArgs's error after --help or -h: the usage was printed.
-var errHelp = cli.ErrHelp
-
 // parseArgs parses args with fs the way git and ripgrep do and returns the
 // positional arguments (see cli.ParseArgs).
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) { return cli.ParseArgs(fs, args) }

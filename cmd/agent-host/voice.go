@@ -19,11 +19,7 @@ const (
 // (cli.ErrOut: it remembers --json).
 type errOut = cli.ErrOut
 
-// errUsage is wrapped by the errors of a bad command line.
-var errUsage = cli.ErrUsage
-
 func exitCode(err error) int                                 { return cli.ExitCode(err) }
-func usageErr(err error) error                               { return cli.UsageErr(err) }
 func usagef(format string, a ...any) error                   { return cli.Usagef(format, a...) }
 func tidy(name, msg string) string                           { return cli.Tidy(name, msg) }
 func writeJSON(w io.Writer, v any) error                     { return cli.WriteJSON(w, v) }

@@ -35,7 +35,6 @@ const (
 // wmToken is one token of a compiled pattern.
 type wmToken struct {
 	kind wmKind
-	skip bool    // a "**/": may also be skipped together with the '/' after it
 	set  byteSet // for wmByte: the raw text bytes it takes
 }
 
