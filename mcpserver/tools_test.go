@@ -588,6 +588,9 @@ func TestRawInitialize(t *testing.T) {
 			t.Fatalf("initialize result %s", first)
 		}
 		second, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("tools/list: no reply: %v", err)
+		}
 		var list struct {
 			ID     int `json:"id"`
 			Result struct {

@@ -264,7 +264,7 @@ type lineWriter struct {
 
 // entry writes one walk entry: prefix plus its path below root.
 func (lw *lineWriter) entry(e host.WalkEntry, root, prefix string) error {
-	rel := e.Path
+	var rel string
 	if e.Depth > 0 {
 		rel = e.Path[len(root):]
 		rel = strings.TrimLeft(rel, string(os.PathSeparator))
