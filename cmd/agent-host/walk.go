@@ -79,24 +79,30 @@ func parseGlob(g string) (walkGlob, error) {
 	}
 	w.base = !strings.Contains(g, "/")
 	w.pattern = strings.TrimPrefix(g, "/")
+	if strings.HasSuffix(w.pattern, "/**") {
+		// A trailing "/**" matches what is inside, not the directory
+		// itself (doublestar's "a/**" also matches "a"; ripgrep's and
+		// git's do not).
+		w.pattern = strings.TrimSuffix(w.pattern, "**") + "*/**"
+	}
 	if !doublestar.ValidatePattern(w.pattern) {
 		return w, fmt.Errorf("bad glob %q", g)
 	}
 	return w, nil
 }
 
-// globFilter is the walk.Options.Filter for globs, as ripgrep applies its
-// overrides: the last glob that matches decides (a '!' one leaves the
-// entry out, and a directory left out is not entered); when some glob
-// includes, a file no glob matches is left out, while directories are
-// still entered. Unlike ripgrep's, the globs only filter what the ignore
-// rules leave (use -u to list ignored files too).
-func globFilter(globs []walkGlob) func(string, bool) bool {
+// globOverride is the walk.Options.Override for globs, as ripgrep applies
+// its overrides: the last glob that matches decides, ahead of the hidden
+// and ignore rules (so -g '*.log' lists an ignored x.log, and -g '.env' a
+// dot-file); a '!' one leaves the entry out, and a directory left out is
+// not entered. When some glob includes, a file no glob matches is left
+// out; a directory no glob matches is left to the rules.
+func globOverride(globs []walkGlob) func(string, bool) walk.Verdict {
 	includes := false
 	for _, g := range globs {
 		includes = includes || !g.exclude
 	}
-	return func(rel string, isDir bool) bool {
+	return func(rel string, isDir bool) walk.Verdict {
 		name := rel[strings.LastIndexByte(rel, '/')+1:]
 		for i := len(globs) - 1; i >= 0; i-- {
 			g := globs[i]
@@ -108,10 +114,16 @@ func globFilter(globs []walkGlob) func(string, bool) bool {
 				subject = name
 			}
 			if ok, _ := doublestar.Match(g.pattern, subject); ok {
-				return !g.exclude
+				if g.exclude {
+					return walk.Exclude
+				}
+				return walk.Include
 			}
 		}
-		return isDir || !includes
+		if includes && !isDir {
+			return walk.Exclude
+		}
+		return walk.Undecided
 	}
 }
 
@@ -173,7 +185,7 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	opts := host.WalkOptions{Hidden: *hidden && !*noHidden, NoIgnore: *noIgnore || unrestricted > 0, NoIndex: *noIndex,
 		MaxDepth: *maxDepth, MaxEntries: *maxEntries, Follow: *follow}
 	if len(globs) > 0 {
-		opts.Filter = globFilter(globs)
+		opts.Override = globOverride(globs)
 	}
 	sep := byte('\n')
 	if *nul {

@@ -49,6 +49,14 @@ type Options struct {
 	// is a directory; false leaves the entry out, and a directory left out
 	// is not entered. It is called from several goroutines at once.
 	Filter func(rel string, isDir bool) bool
+	// Override, if set, is asked about every entry before the hidden and
+	// ignore rules, with the same arguments as Filter, as ripgrep asks its
+	// -g globs: Include lists the entry (and enters a directory) whatever
+	// those rules say, Exclude leaves it out (a directory is not entered),
+	// and Undecided leaves the entry to the rules and Filter. Entries
+	// below an included directory are asked again, one by one. It is
+	// called from several goroutines at once.
+	Override func(rel string, isDir bool) Verdict
 	// OnSkip, if set, is told of each directory skipped because it went
 	// away while the walk ran (removed, or replaced by a file or a
 	// symbolic link), as find and rg skip them; such a directory is not an
@@ -60,6 +68,18 @@ type Options struct {
 	// any of its subdirectories, so which entries are kept is deterministic.
 	MaxEntries int
 }
+
+// Verdict is an Options.Override answer about one entry.
+type Verdict int8
+
+const (
+	// Undecided leaves the entry to the hidden and ignore rules.
+	Undecided Verdict = iota
+	// Include lists the entry whatever the hidden and ignore rules say.
+	Include
+	// Exclude leaves the entry out; a directory is not entered.
+	Exclude
+)
 
 // Entry is one file, symbolic link or directory found by a walk.
 type Entry struct {
@@ -494,13 +514,23 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 	descend := w.opts.MaxDepth <= 0 || childDepth < w.opts.MaxDepth
 	var subdirs []pendingDir
 	var scratch []byte
+	// linked is the directory a followed link leads to, held until it is
+	// handed to subdirs; drop closes it on every other way out of an entry.
+	linked := invalidHandle
+	drop := func() {
+		if linked != invalidHandle {
+			linked.close()
+			linked = invalidHandle
+		}
+	}
 	for i := range ents {
+		drop()
 		e := &ents[i]
 		n := e.name
 		if n == ".git" || (fold && strings.EqualFold(n, ".git")) {
 			continue
 		}
-		if n[0] == '.' && !w.opts.Hidden {
+		if n[0] == '.' && !w.opts.Hidden && w.opts.Override == nil {
 			continue
 		}
 		t := e.typ
@@ -511,14 +541,23 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			continue
 		}
 		isDir := t == typeDir
-		linked := invalidHandle
 		if t == typeSymlink && w.opts.Follow {
 			if lh, ok := openLinkedDir(w.c.Jail, h, n, prefix+n); ok {
 				linked, isDir = lh, true
 			}
 		}
+		verdict := Undecided
+		if w.opts.Override != nil {
+			verdict = w.opts.Override(w.relOf(prefix+n), isDir)
+			if verdict == Exclude || verdict == Undecided && n[0] == '.' && !w.opts.Hidden {
+				continue
+			}
+		}
 		enterTracked := false // an ignored directory holding tracked files
-		if ctx.repo != nil && (ctx.trackedOnly || ctx.ignored(n, isDir, &scratch)) {
+		if verdict == Include {
+			// Listed whatever the rules say; below it the rules apply
+			// again, entry by entry.
+		} else if ctx.repo != nil && (ctx.trackedOnly || ctx.ignored(n, isDir, &scratch)) {
 			// Ignored (or below an ignored directory): only what the index
 			// tracks is listed.
 			if ctx.index == nil {
@@ -545,7 +584,7 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			continue
 		default:
 		}
-		if w.opts.Filter != nil && !w.opts.Filter(w.relOf(prefix+n), isDir) {
+		if verdict == Undecided && w.opts.Filter != nil && !w.opts.Filter(w.relOf(prefix+n), isDir) {
 			continue
 		}
 		if w.opts.MaxEntries > 0 && w.count.Add(1) > int64(w.opts.MaxEntries) {
@@ -561,10 +600,8 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			subdirs = append(subdirs, pendingDir{name: p[len(prefix):], path: p, trackedOnly: enterTracked, linked: linked, isLink: linked != invalidHandle})
 			linked = invalidHandle
 		}
-		if linked != invalidHandle {
-			linked.close()
-		}
 	}
+	drop()
 	dirBufPool.Put(buf)
 
 	for k, sd := range subdirs {
