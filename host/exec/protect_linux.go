@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agenthost/agenthost/internal/gitconfig"
 )
 
 // The protected set is checked and restored after the command's whole
@@ -115,8 +117,8 @@ type protWalker struct {
 	idx    int
 	split  [][]string // the protected patterns, by component
 	out    map[string]protEntry
-	global []gitConfigEntry // the user's and the system's git config
-	named  []string         // paths the configs name (hooks dirs, includes), relative
+	global []gitconfig.Entry // the user's and the system's git config
+	named  []string          // paths the configs name (hooks dirs, includes), relative
 }
 
 func protKey(idx int, rel string) string { return string(rune('0'+idx)) + "\x00" + rel }
@@ -229,7 +231,7 @@ func (w *protWalker) gitDir(rel, work string, also ...string) {
 	// system's, the user's, the repository's, its worktree's and those of
 	// the files they include. All of them, not only the one that wins:
 	// protecting one more directory costs nothing.
-	cfg := append([]gitConfigEntry(nil), w.global...)
+	cfg := append([]gitconfig.Entry(nil), w.global...)
 	for _, name := range []string{"config", "config.worktree"} {
 		cfg = append(cfg, w.repoConfig(path.Join(rel, name), 0)...)
 	}
@@ -254,12 +256,12 @@ func (w *protWalker) gitDir(rel, work string, also ...string) {
 // which are recorded as protected too. A file that does not parse gives
 // nothing: a change to it is restored (keepConfig), and the hooks
 // directories named before the run are watched anyway.
-func (w *protWalker) repoConfig(rel string, depth int) []gitConfigEntry {
+func (w *protWalker) repoConfig(rel string, depth int) []gitconfig.Entry {
 	b, err := readFileNoFollow(w.root, rel)
 	if err != nil {
 		return nil
 	}
-	cfg, err := parseGitConfig(b)
+	cfg, err := gitconfig.Parse(b)
 	if err != nil {
 		return nil
 	}
@@ -340,7 +342,7 @@ func looksLikeGitDir(ents []os.DirEntry) bool {
 // GIT_CONFIG_GLOBAL or else $XDG_CONFIG_HOME/git/config and ~/.gitconfig
 // for each home, with the files they include. Files are read, never
 // run; one that does not parse gives nothing.
-func globalGitConfigs(homes []string) []gitConfigEntry {
+func globalGitConfigs(homes []string) []gitconfig.Entry {
 	var files []string
 	if v := os.Getenv("GIT_CONFIG_NOSYSTEM"); v == "" || v == "0" || strings.EqualFold(v, "false") {
 		if f := os.Getenv("GIT_CONFIG_SYSTEM"); f != "" {
@@ -359,14 +361,14 @@ func globalGitConfigs(homes []string) []gitConfigEntry {
 			files = append(files, filepath.Join(h, ".config", "git", "config"), filepath.Join(h, ".gitconfig"))
 		}
 	}
-	var out []gitConfigEntry
+	var out []gitconfig.Entry
 	var read func(f string, depth int)
 	read = func(f string, depth int) {
 		b, err := readConfigFile(f)
 		if err != nil {
 			return
 		}
-		cfg, err := parseGitConfig(b)
+		cfg, err := gitconfig.Parse(b)
 		if err != nil {
 			return
 		}
@@ -543,7 +545,7 @@ func harmlessNew(k string, e protEntry) bool {
 }
 
 // keepConfig reports whether a new or changed git config file may stay:
-// when it parses (parseGitConfig: no program is run to read it) and
+// when it parses (gitconfig.Parse: no program is run to read it) and
 // holds only keys that run nothing (safeGitConfigEntry).
 func keepConfig(root, rel string, cur, old protEntry, existed bool) bool {
 	base := path.Base(rel)
@@ -553,7 +555,7 @@ func keepConfig(root, rel string, cur, old protEntry, existed bool) bool {
 	if existed && !old.mode.IsRegular() {
 		return false
 	}
-	cfg, err := parseGitConfig(cur.data)
+	cfg, err := gitconfig.Parse(cur.data)
 	if err != nil {
 		return false
 	}
@@ -597,7 +599,7 @@ var safeSubKeys = map[string]map[string]bool{
 // safeKeys or safeSubKeys, and a URL names no transport helper
 // (`<transport>::<address>` runs git-remote-<transport> from PATH; ext::
 // runs a command).
-func safeGitConfigEntry(e gitConfigEntry) bool {
+func safeGitConfigEntry(e gitconfig.Entry) bool {
 	section, rest, ok := strings.Cut(e.Key, ".")
 	if !ok {
 		return false

@@ -268,6 +268,12 @@ func (sb *Sandbox) denyPaths() []string {
 		}
 		p = filepath.Clean(p)
 		out = append(out, p)
+		// One lstat first: most of the list is missing from any one home,
+		// and EvalSymlinks would lstat every component of the path to
+		// fail the same way (the hook pays this at every call).
+		if _, err := os.Lstat(p); err != nil {
+			return
+		}
 		if r, err := filepath.EvalSymlinks(p); err == nil && r != p {
 			out = append(out, r)
 		}

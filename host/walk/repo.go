@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/gcfg"
+	"github.com/agenthost/agenthost/internal/gitconfig"
 )
 
 // This file finds what a repository contributes besides its .gitignore
@@ -169,22 +169,23 @@ type gitConfig struct {
 func (c *Cache) readConfig(r *repoInfo, dep func(string) *cachedFile) gitConfig {
 	var cfg gitConfig
 	worktreeConfig := false
-	// jailed: the variable comes from a file read through the Jail.
-	set := func(section, key, value string, blank, jailed bool) {
-		switch {
-		case strings.EqualFold(section, "core") && strings.EqualFold(key, "ignorecase"):
-			if b, ok := parseGitBool(value, blank); ok {
+	// key is as git lists it (section and name lower-cased); jailed: the
+	// variable comes from a file read through the Jail.
+	set := func(key, value string, noValue, jailed bool) {
+		switch key {
+		case "core.ignorecase":
+			if b, ok := parseGitBool(value, noValue); ok {
 				cfg.ignoreCase = b
 			}
-		case strings.EqualFold(section, "core") && strings.EqualFold(key, "excludesfile"):
-			if blank {
+		case "core.excludesfile":
+			if noValue {
 				return
 			}
 			cfg.excludesFile = c.expandConfigPath(value)
 			cfg.excludesSet = cfg.excludesFile != ""
 			cfg.excludesDenied = cfg.excludesSet && !c.confinedPath(jailed, absJoin(r.root, cfg.excludesFile))
-		case strings.EqualFold(section, "extensions") && strings.EqualFold(key, "worktreeconfig"):
-			if b, ok := parseGitBool(value, blank); ok {
+		case "extensions.worktreeconfig":
+			if b, ok := parseGitBool(value, noValue); ok {
 				worktreeConfig = b
 			}
 		}
@@ -205,18 +206,27 @@ func (c *Cache) readConfig(r *repoInfo, dep func(string) *cachedFile) gitConfig 
 				readFile(p, depth+1)
 			}
 		}
-		parseConfig(f.data, func(section, sub, key, value string, blank bool) {
+		// The file is read by git's own parser, ported
+		// (internal/gitconfig, which the sandbox's protected-set check
+		// uses too). A malformed file yields the variables before the
+		// error: git would refuse to run; we keep what we understood.
+		entries, _ := gitconfig.Parse(f.data)
+		for _, e := range entries {
 			switch {
-			case strings.EqualFold(section, "include") && sub == "" && strings.EqualFold(key, "path") && !blank:
-				include(value)
-			case strings.EqualFold(section, "includeIf") && strings.EqualFold(key, "path") && !blank:
-				if c.gitdirCondition(sub, dir, r.gitDir) {
-					include(value)
+			case e.Key == "include.path":
+				if !e.NoValue {
+					include(e.Value)
 				}
-			case sub == "":
-				set(section, key, value, blank, jailed)
+			case e.Section() == "includeif" && e.Name() == "path":
+				// A condition is a subsection: "includeif.path" and
+				// "includeif..path" have none that holds.
+				if !e.NoValue && c.gitdirCondition(e.Subsection(), dir, r.gitDir) {
+					include(e.Value)
+				}
+			default:
+				set(e.Key, e.Value, e.NoValue, jailed)
 			}
-		})
+		}
 	}
 
 	if !isTrue(c.getenv("GIT_CONFIG_NOSYSTEM")) {
@@ -247,24 +257,11 @@ func (c *Cache) readConfig(r *repoInfo, dep func(string) *cachedFile) gitConfig 
 			k := c.getenv(fmt.Sprintf("GIT_CONFIG_KEY_%d", i))
 			v := c.getenv(fmt.Sprintf("GIT_CONFIG_VALUE_%d", i))
 			if dot, last := strings.IndexByte(k, '.'), strings.LastIndexByte(k, '.'); dot > 0 && dot == last {
-				set(k[:dot], k[dot+1:], v, false, false)
+				set(strings.ToLower(k), v, false, false) // git lower-cases a key's section and name
 			}
 		}
 	}
 	return cfg
-}
-
-// parseConfig feeds each variable of a git config file to fn, using
-// go-git's config reader. A malformed file yields the variables before the
-// error (git would refuse to run; we keep what we understood).
-func parseConfig(data []byte, fn func(section, sub, key, value string, blank bool)) {
-	defer func() { _ = recover() }() // gcfg panics on some malformed quoting
-	_ = gcfg.ReadWithCallback(bytes.NewReader(data), func(section, sub, key, value string, blank bool) error {
-		if key != "" {
-			fn(section, sub, key, value, blank)
-		}
-		return nil
-	})
 }
 
 // expandConfigPath expands a leading "~/" (or a lone "~") as git does for
@@ -321,9 +318,10 @@ func (c *Cache) gitdirCondition(cond, configDir, gitDir string) bool {
 	return false
 }
 
-// parseGitBool reads a git boolean; a variable with no "=" is true.
-func parseGitBool(v string, blank bool) (value, ok bool) {
-	if blank {
+// parseGitBool reads a git boolean; a variable with no "=" (noValue) is
+// true.
+func parseGitBool(v string, noValue bool) (value, ok bool) {
+	if noValue {
 		return true, true
 	}
 	switch strings.ToLower(strings.TrimSpace(v)) {

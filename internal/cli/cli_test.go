@@ -37,6 +37,23 @@ func TestMessage(t *testing.T) {
 	if got := Tidy("read", "invalid root: /x: lstat /x: no such file or directory"); got != "invalid root: /x: no such file or directory" {
 		t.Errorf("Tidy kept the system call: %q", got)
 	}
+	// A system call's name goes only when it is the whole first word of a
+	// part that is not the last; a longer word, or the last part, stays.
+	for in, want := range map[string]string{
+		"fstatat /a: x":                 "/a: x",
+		"fstat /a: x":                   "/a: x",
+		"fork/exec /bin/x: denied":      "/bin/x: denied",
+		"openat2 a b: openat c":         "a b: openat c",
+		"fstatatx /a: x":                "fstatatx /a: x",
+		"lstat: x":                      "lstat: x",
+		"/a: getdents64 /a: x":          "/a: x",
+		"write /a: x":                   "write /a: x",
+		"copy_file_range /a /b: broken": "/a /b: broken",
+	} {
+		if got := Tidy("read", in); got != want {
+			t.Errorf("Tidy(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 // TestUsageFailSynopsis: UsageFail prints the synopsis Describe recorded,

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
-	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/agenthost/agenthost/host"
@@ -177,13 +175,31 @@ func reason(err error) string {
 	return err.Error()
 }
 
-// syscallOp matches a system call's name heading a part of a message
-// flattened by fmt ("lstat /x: no such file"): names no user types. It is
-// compiled on first use, not at start: most runs print no error, and a
-// package-level regexp would cost every start of the program.
-var syscallOp = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(lstat|fstat|fstatat|newfstatat|statx|openat|openat2|mkdirat|unlinkat|renameat|renameat2|readlinkat|linkat|symlinkat|fchdir|fchmodat|utimensat|getdents|getdents64|getwd|copy_file_range|inotify_init1|inotify_add_watch|fork/exec) `)
-})
+// syscallNames are the system calls whose name heads a part of a message
+// flattened by fmt ("lstat /x: no such file"): names no user types.
+var syscallNames = [...]string{
+	"lstat", "fstat", "fstatat", "newfstatat", "statx", "openat", "openat2",
+	"mkdirat", "unlinkat", "renameat", "renameat2", "readlinkat", "linkat",
+	"symlinkat", "fchdir", "fchmodat", "utimensat", "getdents", "getdents64",
+	"getwd", "copy_file_range", "inotify_init1", "inotify_add_watch", "fork/exec",
+}
+
+// trimSyscall returns p without a leading system call's name and the
+// space after it. It is plain string work, not a regexp: a regexp links
+// the regexp compiler and the unicode package's tables into the program,
+// whose initialisers every start pays for, and most runs print no error.
+func trimSyscall(p string) string {
+	name, rest, ok := strings.Cut(p, " ")
+	if !ok {
+		return p
+	}
+	for _, s := range syscallNames {
+		if name == s {
+			return rest
+		}
+	}
+	return p
+}
 
 // Tidy says each part of msg once: it drops a leading part that only
 // repeats the subcommand's name ("exec: exec: ..."), a system call's name
@@ -195,7 +211,7 @@ func Tidy(name, msg string) string {
 	out := parts[:0:0]
 	for i, p := range parts {
 		if i < len(parts)-1 {
-			p = syscallOp().ReplaceAllString(p, "")
+			p = trimSyscall(p)
 		}
 		if len(out) == 0 && p == name && i < len(parts)-1 {
 			continue

@@ -43,3 +43,26 @@ func TestSecretsAreNotCopied(t *testing.T) {
 		return nil
 	})
 }
+
+// TestSecretsBehindLinks: a denied path that is a link (~/.ssh pointing at
+// a vault outside the home), or lies beneath one (~/.config a link, so
+// ~/.config/gh is elsewhere), denies the files where the link leads; a
+// denied path that is missing denies nothing, and a file beside the vault
+// is still copied.
+func TestSecretsBehindLinks(t *testing.T) {
+	e := newEnv(t)
+	vault := filepath.Join(e.root, "vault")
+	key := e.file(filepath.Join(vault, "ssh", "id_ed25519"), "FAKE-KEY")
+	gh := e.file(filepath.Join(vault, "config", "gh", "hosts.yml"), "FAKE-GH")
+	ok := e.file(filepath.Join(vault, "config", "notes.txt"), "fine")
+	for link, target := range map[string]string{".ssh": filepath.Join(vault, "ssh"), ".config": filepath.Join(vault, "config")} {
+		if err := os.Symlink(target, filepath.Join(e.home, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := e.stage([]any{key, gh, ok})
+	want := []any{key, gh, e.copyPath(ok)}
+	if got := o.files(t); !reflect.DeepEqual(got, want) {
+		t.Fatalf("files %v, want %v", got, want)
+	}
+}

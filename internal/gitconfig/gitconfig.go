@@ -1,38 +1,70 @@
-package exec
+// Package gitconfig reads git's config file syntax as git does. It is a
+// port of git's config.c parser, checked against git (the table test and
+// FuzzParseGitConfig run git as the oracle). It runs nothing and reads
+// nothing: the caller gives the bytes of one file and follows includes
+// itself.
+package gitconfig
 
 import (
 	"bytes"
 	"errors"
+	"strings"
 )
 
-// errGitConfig is the error of a config text this parser does not accept.
-// The protected-set check treats such a config as unsafe: it is restored.
-var errGitConfig = errors.New("exec: git config does not parse")
+// ErrSyntax is the error of a config text this parser does not accept:
+// one git refuses too, or one where git's rules are obscure and the parser
+// is stricter than git.
+var ErrSyntax = errors.New("gitconfig: git config does not parse")
 
-// gitConfigEntry is one key of a git config file: Key as git lists it
-// (section and name lower-cased, the subsection as written), and its
-// value ("" for a key given without `=`).
-type gitConfigEntry struct {
+// Entry is one key of a git config file: Key as git lists it (section and
+// name lower-cased, the subsection as written: "core.hookspath",
+// `remote.Origin.url`), and its value ("" for a key given without `=`,
+// which also sets NoValue; git reads such a boolean as true).
+type Entry struct {
 	Key, Value string
+	NoValue    bool
 }
 
-// parseGitConfig reads git's config syntax ([section], [section "sub"],
-// the old [section.sub], key = value with quotes, escapes, comments and
+// Section returns the section of e's key, lower-cased ("core").
+func (e Entry) Section() string {
+	s, _, _ := strings.Cut(e.Key, ".")
+	return s
+}
+
+// Subsection returns the subsection of e's key as written ("" when the key
+// has none: `[core]`; for the old `[section.sub]` form, lower-cased, as
+// git reads it).
+func (e Entry) Subsection() string {
+	first, last := strings.IndexByte(e.Key, '.'), strings.LastIndexByte(e.Key, '.')
+	if first < 0 || first == last {
+		return ""
+	}
+	return e.Key[first+1 : last]
+}
+
+// Name returns the variable name of e's key, lower-cased ("hookspath").
+func (e Entry) Name() string {
+	return e.Key[strings.LastIndexByte(e.Key, '.')+1:]
+}
+
+// Parse reads git's config syntax ([section], [section "sub"], the old
+// [section.sub], key = value with quotes, escapes, comments and
 // backslash-newline continuations) and returns its keys in order. It is a
 // port of git's config.c parser (git_parse_source, get_base_var,
-// get_extended_base_var, get_value, parse_value), checked against git by
-// TestParseGitConfigMatchesGit and FuzzParseGitConfig. Nothing is run
-// and nothing else is read: the protected-set check must start no program
-// (a `git` on PATH may be one the command planted). Where git's rules are
-// obscure it is stricter than git: anything it does not accept is
-// errGitConfig, never a guess.
-func parseGitConfig(b []byte) ([]gitConfigEntry, error) {
+// get_extended_base_var, get_value, parse_value). Nothing is run and
+// nothing else is read: a caller that must start no program (a `git` on
+// PATH may be one an agent planted) can use it. Where git's rules are
+// obscure it is stricter than git: a text it does not accept gives
+// ErrSyntax, never a guess, together with the entries before the point
+// where it stopped (git refuses the whole file; a caller decides whether
+// the part it read is of use).
+func Parse(b []byte) ([]Entry, error) {
 	if bytes.IndexByte(b, 0) >= 0 {
-		return nil, errGitConfig
+		return nil, ErrSyntax
 	}
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 	r := &cfgReader{s: string(b)}
-	var out []gitConfigEntry
+	var out []Entry
 	section := ""
 	comment := false
 	for {
@@ -54,13 +86,13 @@ func parseGitConfig(b []byte) ([]gitConfigEntry, error) {
 		if c == '[' {
 			sec, err := r.header()
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			section = sec
 			continue
 		}
 		if !isAlpha(c) || section == "" {
-			return nil, errGitConfig
+			return out, ErrSyntax
 		}
 		name := []byte{lower(c)}
 		for {
@@ -73,18 +105,18 @@ func parseGitConfig(b []byte) ([]gitConfigEntry, error) {
 		for c == ' ' || c == '\t' {
 			c = r.get()
 		}
-		val := ""
+		val, noValue := "", true
 		if c != '\n' {
 			if c != '=' {
-				return nil, errGitConfig
+				return out, ErrSyntax
 			}
 			v, err := r.value()
 			if err != nil {
-				return nil, err
+				return out, err
 			}
-			val = v
+			val, noValue = v, false
 		}
-		out = append(out, gitConfigEntry{Key: section + "." + string(name), Value: val})
+		out = append(out, Entry{Key: section + "." + string(name), Value: val, NoValue: noValue})
 		if r.eof {
 			return out, nil
 		}
@@ -121,22 +153,22 @@ func (r *cfgReader) header() (string, error) {
 	for {
 		c := r.get()
 		if r.eof {
-			return "", errGitConfig
+			return "", ErrSyntax
 		}
 		if c == ']' {
 			if len(name) == 0 || name[0] == '.' || name[len(name)-1] == '.' || bytes.Contains(name, []byte("..")) {
-				return "", errGitConfig
+				return "", ErrSyntax
 			}
 			return string(name), nil
 		}
 		if isSpace(c) {
 			if len(name) == 0 || bytes.IndexByte(name, '.') >= 0 {
-				return "", errGitConfig
+				return "", ErrSyntax
 			}
 			return r.subsection(string(name), c)
 		}
 		if !isKeyChar(c) && c != '.' {
-			return "", errGitConfig
+			return "", ErrSyntax
 		}
 		name = append(name, lower(c))
 	}
@@ -147,7 +179,7 @@ func (r *cfgReader) header() (string, error) {
 func (r *cfgReader) subsection(section string, c byte) (string, error) {
 	for {
 		if c == '\n' {
-			return "", errGitConfig
+			return "", ErrSyntax
 		}
 		c = r.get()
 		if !isSpace(c) {
@@ -155,26 +187,26 @@ func (r *cfgReader) subsection(section string, c byte) (string, error) {
 		}
 	}
 	if c != '"' {
-		return "", errGitConfig
+		return "", ErrSyntax
 	}
 	var sub []byte
 	for {
 		c := r.get()
 		if c == '\n' {
-			return "", errGitConfig
+			return "", ErrSyntax
 		}
 		if c == '"' {
 			break
 		}
 		if c == '\\' {
 			if c = r.get(); c == '\n' {
-				return "", errGitConfig
+				return "", ErrSyntax
 			}
 		}
 		sub = append(sub, c)
 	}
 	if r.get() != ']' {
-		return "", errGitConfig
+		return "", ErrSyntax
 	}
 	return section + "." + string(sub), nil
 }
@@ -189,7 +221,7 @@ func (r *cfgReader) value() (string, error) {
 		c := r.get()
 		if c == '\n' {
 			if quote {
-				return "", errGitConfig
+				return "", ErrSyntax
 			}
 			return string(v), nil
 		}
@@ -214,7 +246,7 @@ func (r *cfgReader) value() (string, error) {
 			switch c {
 			case '\n':
 				if r.eof {
-					return "", errGitConfig
+					return "", ErrSyntax
 				}
 				continue
 			case 't':
@@ -225,7 +257,7 @@ func (r *cfgReader) value() (string, error) {
 				c = '\n'
 			case '\\', '"':
 			default:
-				return "", errGitConfig
+				return "", ErrSyntax
 			}
 			v = append(v, c)
 			continue

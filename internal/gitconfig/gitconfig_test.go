@@ -1,7 +1,8 @@
-package exec
+package gitconfig
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	osexec "os/exec"
 	"strings"
@@ -33,11 +34,11 @@ func gitList(t testing.TB, cfg []byte) (pairs []string, ok bool) {
 	return pairs, true
 }
 
-// checkAgainstGit fails when parseGitConfig accepts a text git refuses,
+// checkAgainstGit fails when Parse accepts a text git refuses,
 // or reads an accepted one differently from git (keys, order, values). It
 // may refuse what git accepts: such a config is restored, which is safe.
 func checkAgainstGit(t testing.TB, cfg []byte) {
-	got, err := parseGitConfig(cfg)
+	got, err := Parse(cfg)
 	if err != nil {
 		return
 	}
@@ -46,19 +47,36 @@ func checkAgainstGit(t testing.TB, cfg []byte) {
 		if bytes.ContainsAny(cfg, "\x00") {
 			return
 		}
-		t.Fatalf("parseGitConfig accepted %q, which git refuses: %+v", cfg, got)
+		t.Fatalf("Parse accepted %q, which git refuses: %+v", cfg, got)
 	}
 	var mine []string
 	for _, e := range got {
+		checkSplit(t, e)
+		if e.NoValue {
+			if e.Value != "" {
+				t.Fatalf("config %q: %s has NoValue and the value %q", cfg, e.Key, e.Value)
+			}
+			mine = append(mine, e.Key) // a key alone, as git lists it
+			continue
+		}
 		mine = append(mine, e.Key+"\x00"+e.Value)
 	}
-	for i := range want {
-		if !strings.Contains(want[i], "\x00") {
-			want[i] += "\x00" // a key alone: our Value is ""
-		}
-	}
 	if strings.Join(mine, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("config %q:\nparseGitConfig %q\ngit            %q", cfg, mine, want)
+		t.Fatalf("config %q:\nParse %q\ngit            %q", cfg, mine, want)
+	}
+}
+
+// checkSplit fails when e's key is not Section, Subsection and Name
+// joined as git joins them, split at the first and last dot as git's
+// git_config_parse_key splits a key.
+func checkSplit(t testing.TB, e Entry) {
+	k := e.Section()
+	if sub := e.Subsection(); sub != "" {
+		k += "." + sub
+	}
+	k += "." + e.Name()
+	if k != e.Key || e.Section() == "" || e.Name() == "" || strings.Contains(e.Section(), ".") || strings.Contains(e.Name(), ".") {
+		t.Fatalf("key %q splits into %q %q %q", e.Key, e.Section(), e.Subsection(), e.Name())
 	}
 }
 
@@ -95,7 +113,7 @@ func TestParseGitConfigMatchesGit(t *testing.T) {
 	accepted := 0
 	for _, c := range gitConfigCases {
 		checkAgainstGit(t, []byte(c))
-		if _, err := parseGitConfig([]byte(c)); err == nil {
+		if _, err := Parse([]byte(c)); err == nil {
 			accepted++
 		}
 	}
@@ -107,10 +125,14 @@ func TestParseGitConfigMatchesGit(t *testing.T) {
 	dir := t.TempDir()
 	cmd := osexec.Command("git", "init", "-q", dir)
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-	must(t, cmd.Run())
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
 	b, err := os.ReadFile(dir + "/.git/config")
-	must(t, err)
-	if _, err := parseGitConfig(b); err != nil {
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(b); err != nil {
 		t.Errorf("git init's config does not parse: %q", b)
 	}
 }
@@ -124,9 +146,50 @@ func FuzzParseGitConfig(f *testing.F) {
 	_, noGit := osexec.LookPath("git")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if noGit != nil {
-			parseGitConfig(b)
+			Parse(b)
 			return
 		}
 		checkAgainstGit(t, b)
 	})
+}
+
+// TestParseParts: the parts of a key, and what a text Parse refuses gives
+// back (the entries before the point where it stopped).
+func TestParseParts(t *testing.T) {
+	got, err := Parse([]byte("[includeIf \"gitdir:~/w/\"]\n\tPath = x\n[branch.Main]\n\tremote\n[core]\n\tbare =\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		sec, sub, name, value string
+		noValue               bool
+	}{
+		{"includeif", "gitdir:~/w/", "path", "x", false},
+		{"branch", "main", "remote", "", true},
+		{"core", "", "bare", "", false},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v", got)
+	}
+	for i, w := range want {
+		e := got[i]
+		if e.Section() != w.sec || e.Subsection() != w.sub || e.Name() != w.name || e.Value != w.value || e.NoValue != w.noValue {
+			t.Errorf("entry %d: %+v (%q %q %q), want %+v", i, e, e.Section(), e.Subsection(), e.Name(), w)
+		}
+	}
+	for _, c := range []struct {
+		text string
+		keys int
+	}{
+		{"[core]\n\tbare = true\n[[[\n\tx = y\n", 1},
+		{"[core]\n\ta = 1\n\tb = \"open\n\tc = 2\n", 1},
+		{"[core]\n\ta = 1\n\tb = \\q\n", 1},
+		{"key = v\n[core]\n\ta = 1\n", 0},
+		{"[core]\n\ta = 1\x00\n", 0},
+	} {
+		got, err := Parse([]byte(c.text))
+		if !errors.Is(err, ErrSyntax) || len(got) != c.keys {
+			t.Errorf("Parse(%q) = %+v, %v; want %d entries and ErrSyntax", c.text, got, err, c.keys)
+		}
+	}
 }
