@@ -9,8 +9,10 @@
 //   - copy: the median wall time of staging a 64 MiB file (a new copy each
 //     run) next to cp of the same file. Goal: at least 0.9 of cp's speed.
 //
-// The sides of each comparison run interleaved, in one process, so they
-// share the machine's load. Run it with bench/hook/run.sh, or:
+// Each start-up case gives its median wall time, CPU time and minor page
+// faults (on Unix): most of what a short process spends after exec is
+// pages touched for the first time. The sides of each comparison run
+// interleaved, in one process, so they share the machine's load. Run it with bench/hook/run.sh, or:
 //
 //	CGO_ENABLED=0 go build -o /tmp/agent-host ./cmd/agent-host
 //	go run ./bench/hook -bin /tmp/agent-host [-empty EMPTY] [-before OLD-AGENT-HOST]
@@ -23,6 +25,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/json"
 	"flag"
@@ -110,10 +113,10 @@ func main() {
 			run(env, nil, py, "-c", "import json, hashlib, os, sys, shutil, tempfile, time, secrets")
 		}})
 	}
-	med, cpu := measure(cases, *runs)
+	med, cpu, faults := measure(cases, *runs)
 	base := med[0]
 	for i, c := range cases {
-		fmt.Printf("  %-31s %8.2f ms wall %6.2f ms cpu", c.name, ms(med[i]), ms(cpu[i]))
+		fmt.Printf("  %-31s %8.2f ms wall %6.2f ms cpu %4d faults", c.name, ms(med[i]), ms(cpu[i]), faults[i])
 		if i > 0 {
 			fmt.Printf("  (%+.2f ms over /bin/true)", ms(med[i]-base))
 		}
@@ -150,7 +153,7 @@ func main() {
 		p := payload(big)
 		copyCases = append(copyCases, benchCase{name: "hookonly", before: copyCases[1].before, run: func() { run(env, p, *only) }})
 	}
-	cmed, _ := measure(copyCases, *copyRuns)
+	cmed, _, _ := measure(copyCases, *copyRuns)
 	mib := float64(*copyMiB)
 	for i, c := range copyCases {
 		fmt.Printf("  %-31s %8.2f ms  %7.0f MiB/s", c.name, ms(cmed[i]), mib/cmed[i].Seconds())
@@ -180,10 +183,12 @@ type benchCase struct {
 }
 
 // measure runs every case runs times, round robin, and returns each case's
-// median wall time and median CPU time (user and system, of the process).
-func measure(cases []benchCase, runs int) (wall, cpu []time.Duration) {
+// median wall time, median CPU time (user and system, of the process) and
+// median count of minor page faults.
+func measure(cases []benchCase, runs int) (wall, cpu []time.Duration, faults []int64) {
 	times := make([][]time.Duration, len(cases))
 	cpus := make([][]time.Duration, len(cases))
+	flts := make([][]int64, len(cases))
 	for r := 0; r < runs; r++ {
 		for i, c := range cases {
 			if c.before != nil {
@@ -193,13 +198,14 @@ func measure(cases []benchCase, runs int) (wall, cpu []time.Duration) {
 			c.run()
 			times[i] = append(times[i], time.Since(t0))
 			cpus[i] = append(cpus[i], lastCPU)
+			flts[i] = append(flts[i], lastFaults)
 		}
 	}
-	return medians(times), medians(cpus)
+	return medians(times), medians(cpus), medians(flts)
 }
 
-func medians(samples [][]time.Duration) []time.Duration {
-	med := make([]time.Duration, len(samples))
+func medians[T cmp.Ordered](samples [][]T) []T {
+	med := make([]T, len(samples))
 	for i, ts := range samples {
 		slices.Sort(ts)
 		med[i] = ts[len(ts)/2]
@@ -207,8 +213,12 @@ func medians(samples [][]time.Duration) []time.Duration {
 	return med
 }
 
-// lastCPU is the CPU time of the last process run.
-var lastCPU time.Duration
+// lastCPU and lastFaults are the CPU time and the minor page faults of
+// the last process run.
+var (
+	lastCPU    time.Duration
+	lastFaults int64
+)
 
 // run runs a process to its end; a failure stops the benchmark.
 func run(env []string, stdin []byte, name string, args ...string) {
@@ -226,6 +236,7 @@ func run(env []string, stdin []byte, name string, args ...string) {
 		os.Exit(1)
 	}
 	lastCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	lastFaults = pageFaults(cmd.ProcessState)
 }
 
 // clearDigests removes the copies of earlier runs, so that each run writes
