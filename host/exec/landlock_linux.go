@@ -6,16 +6,18 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unsafe"
+
+	"github.com/agenthost/agenthost/host/exec/internal/helper"
 
 	"golang.org/x/sys/unix"
 )
 
-// The system calls are made through golang.org/x/sys/unix rather than
-// github.com/landlock-lsm/go-landlock: the helper needs three calls on
-// one locked thread right before a fork (go-landlock restricts every
-// thread of the process through psx, which the helper does not want: its
-// own waiting threads stay free), and the rule set is small and fixed.
+// The system calls are made directly (the ABI probe here, the ruleset in
+// internal/helper) rather than through github.com/landlock-lsm/go-landlock:
+// the helper needs three calls on one locked thread right before a fork
+// (go-landlock restricts every thread of the process through psx, which
+// the helper does not want: its own waiting threads stay free), and the
+// rule set is small and fixed.
 
 // landlockABI is the Landlock ABI version of the running kernel, 0 when
 // Landlock is missing or disabled.
@@ -67,54 +69,8 @@ func llFileWrite(abi int) uint64 {
 	return r
 }
 
-// llRulesetAttr is struct landlock_ruleset_attr up to ABI 7 (the three
-// fields the kernel knows; x/sys/unix's newer struct has more).
-type llRulesetAttr struct {
-	fs, net, scoped uint64
-}
-
-// llCreate makes a ruleset handling fs, net and scoped.
-func llCreate(fs, net, scoped uint64) (int, error) {
-	attr := llRulesetAttr{fs: fs, net: net, scoped: scoped}
-	size := unsafe.Sizeof(attr)
-	if scoped == 0 {
-		size = 16 // ABI 4 and 5 know fs and net only
-		if net == 0 {
-			size = 8
-		}
-	}
-	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
-	if errno != 0 {
-		return -1, errno
-	}
-	return int(fd), nil
-}
-
-// llAddPath lets access beneath the file or directory open as fd.
-func llAddPath(ruleset, fd int, access uint64) error {
-	attr := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(fd)}
-	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH,
-		uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
-	if errno != 0 {
-		return errno
-	}
-	return nil
-}
-
-// llRestrict confines the calling thread (and what it forks) to ruleset.
-func llRestrict(ruleset int) error {
-	_, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(ruleset), 0, 0)
-	if errno != 0 {
-		return errno
-	}
-	return nil
-}
-
 // readGrant is one path a sandboxed command may read beneath.
-type readGrant struct {
-	Path string
-	Dir  bool
-}
+type readGrant = helper.Grant
 
 // readGrants returns the paths to grant reading beneath so that
 // everything is readable except the paths in deny: Landlock only adds

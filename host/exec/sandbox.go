@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
+
+	"github.com/agenthost/agenthost/host/exec/internal/helper"
 )
 
 // ErrNoSandbox is wrapped by the error of a run whose Sandbox is Required
@@ -198,9 +199,9 @@ var helperInstalled atomic.Bool
 // SandboxMain while /proc is there.
 var helperExe atomic.Pointer[string]
 
-// helperEnv is the variable that makes SandboxMain run the helper; its
-// value is the helper's instructions (JSON).
-const helperEnv = "AGENTHOST_SANDBOX_HELPER_V1"
+// helperEnv is the variable that makes a process the helper (the
+// instructions are its arguments).
+const helperEnv = helper.Env
 
 // SandboxMain must be called first thing in main by every program whose
 // Runner runs sandboxed commands (agent-host does), and in TestMain by
@@ -219,15 +220,14 @@ const helperEnv = "AGENTHOST_SANDBOX_HELPER_V1"
 // to run the helper; without that mark a sandboxed run reports the
 // sandbox missing (ErrNoSandbox when Required).
 //
-// The helper's work in fact starts earlier, from this package's
-// initializer (see init), so that a helper does not pay for the
-// initializers of the packages this one does not need (an MCP SDK, say):
-// SandboxMain is the program's declaration that re-running it is safe,
-// and its fallback should the initializer not have run.
+// The helper's work in fact starts earlier, from the initializer of
+// host/exec/internal/helper, which imports almost nothing so that it runs
+// before the initializers of the packages the helper does not need
+// (crypto, encoding/json, an MCP SDK, ...): SandboxMain is the program's
+// declaration that re-running it is safe, and its fallback should the
+// initializer not have run.
 func SandboxMain() {
-	if v, ok := os.LookupEnv(helperEnv); ok {
-		exitHelper(helperMain(v))
-	}
+	helper.RunIfHelper()
 	exe, err := os.Executable()
 	if err != nil {
 		return
@@ -235,21 +235,6 @@ func SandboxMain() {
 	helperExe.Store(&exe)
 	helperInstalled.Store(true)
 }
-
-// init runs the helper when this process is one. Only a Runner sets
-// helperEnv, for a program that called SandboxMain, and the helper
-// removes it before the command runs, so no other process sees it.
-func init() {
-	if v, ok := os.LookupEnv(helperEnv); ok {
-		exitHelper(helperMain(v))
-	}
-}
-
-// exitHelper ends the helper process with code. It is syscall.Exit, not
-// os.Exit, which under the race detector sleeps a second at exit for late
-// reports: a helper that only waited would make every sandboxed command of
-// a race-enabled program a second slower.
-func exitHelper(code int) { syscall.Exit(code) }
 
 // denyPaths returns the absolute paths sb denies reading, each also as
 // its target when it is a symbolic link.

@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/agenthost/agenthost/host/exec/internal/helper"
 
 	"golang.org/x/sys/unix"
 )
@@ -48,11 +49,10 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		if !helperInstalled.Load() || exe == nil {
 			return nil, fmt.Errorf("%w: /proc/self/fd is missing and the sandbox helper is not installed (call exec.SandboxMain at the top of main)", ErrNoStartDir)
 		}
-		cfg := helperConfig{Path: cmd.Path, Args: cmd.Args, DirFD: 3, StatusFD: -1}
-		b, _ := json.Marshal(cfg)
-		cmd.Path, cmd.Args, cmd.Dir = helperPath(*exe), []string{"agenthost-start"}, ""
+		cfg := helper.Config{Path: cmd.Path, Args: cmd.Args, DirFD: 3, StatusFD: -1}
+		cmd.Path, cmd.Args, cmd.Dir = helperPath(*exe), cfg.Argv(), ""
 		cmd.ExtraFiles = []*os.File{s.dir}
-		cmd.Env = append(cmd.Env, helperEnv+"="+string(b))
+		cmd.Env = append(cmd.Env, helper.Env+"=1")
 		return &sandboxRun{statusR: -1}, nil
 	}
 	sb := s.sandbox
@@ -86,9 +86,9 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	if err != nil {
 		return nil, fmt.Errorf("exec: sandbox temporary directory: %w", err)
 	}
-	cfg := helperConfig{
+	cfg := helper.Config{
 		Confine: true, Path: cmd.Path, Args: cmd.Args, DirFD: -1,
-		DrainGrace: r.limits.DrainGrace, UnixSockets: sb.Network,
+		DrainGrace: r.limits.DrainGrace,
 	}
 	var extra []*os.File
 	fdOf := func(f *os.File) int { extra = append(extra, f); return 2 + len(extra) }
@@ -118,6 +118,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	} else {
 		cfg.Landlock = true
 		cfg.HandledFS, cfg.WriteMask = llHandledFS(abi)
+		cfg.DirRead, cfg.FileRead = llRead, llFileRead
 		cfg.FileWrite = llFileWrite(abi)
 		cfg.Reads = readGrants(sb.denyPaths())
 		cfg.Writes = append([]string{tmp}, sb.WritePaths...)
@@ -146,7 +147,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		}
 	}
 	if haveSeccomp {
-		cfg.Seccomp = true
+		cfg.Seccomp = seccompBytes(seccompRules(sb.Network))
 		rep.Enforced = append(rep.Enforced, "seccomp")
 	} else {
 		miss("seccomp", "no filter for this architecture: setuid bits, xattrs and unix sockets are not refused")
@@ -176,19 +177,14 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	}
 	rep.Missing = missing
 
-	b, err := json.Marshal(cfg)
-	if err != nil {
-		sr.close()
-		return nil, fmt.Errorf("exec: %w", err)
-	}
 	env := append(base,
 		"TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp,
 		"XDG_CACHE_HOME="+filepath.Join(tmp, "cache"),
 		"npm_config_cache="+filepath.Join(tmp, "npm"),
 	)
 	env = append(env, s.env...)
-	cmd.Env = append(env, helperEnv+"="+string(b))
-	cmd.Path, cmd.Args = helperPath(*exe), []string{"agenthost-sandbox"}
+	cmd.Env = append(env, helper.Env+"=1")
+	cmd.Path, cmd.Args = helperPath(*exe), cfg.Argv()
 	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = attr
 

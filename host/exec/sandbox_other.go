@@ -5,7 +5,6 @@ package exec
 import (
 	"context"
 	"fmt"
-	"os"
 	osexec "os/exec"
 	"runtime"
 )
@@ -43,8 +42,3 @@ func init() { nsBroken.Store = func(bool) {} }
 func (sr *sandboxRun) finish(out *Output) { out.Sandbox = sr.report }
 func (sr *sandboxRun) close()             {}
 
-// helperMain is never reached outside Linux: no run starts the helper.
-func helperMain(string) int {
-	fmt.Fprintln(os.Stderr, "agenthost sandbox: the helper runs on Linux only")
-	return 126
-}

@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"unsafe"
+	"encoding/binary"
 
 	"golang.org/x/sys/unix"
 )
@@ -110,14 +110,17 @@ func seccompProgram(rules []scRule) []unix.SockFilter {
 	return append(p, allow)
 }
 
-// seccompInstall installs rules on the calling thread (no_new_privs must
-// be set).
-func seccompInstall(rules []scRule) error {
+// seccompBytes is the filter of rules as the helper installs it: 8 bytes
+// an instruction (struct sock_filter) in the machine's byte order.
+func seccompBytes(rules []scRule) []byte {
 	prog := seccompProgram(rules)
-	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	_, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
-	if errno != 0 {
-		return errno
+	b := make([]byte, 0, 8*len(prog))
+	for _, f := range prog {
+		var ins [8]byte
+		binary.NativeEndian.PutUint16(ins[0:], f.Code)
+		ins[2], ins[3] = f.Jt, f.Jf
+		binary.NativeEndian.PutUint32(ins[4:], f.K)
+		b = append(b, ins[:]...)
 	}
-	return nil
+	return b
 }

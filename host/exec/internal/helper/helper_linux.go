@@ -1,0 +1,287 @@
+package helper
+
+import (
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// System call numbers and constants x/sys/unix has but syscall lacks
+// (the Landlock calls have one number on every architecture).
+const (
+	sysLandlockCreateRuleset = 444
+	sysLandlockAddRule       = 445
+	sysLandlockRestrictSelf  = 446
+	landlockRulePathBeneath  = 1
+
+	prSetSeccomp        = 22
+	seccompModeFilter   = 2
+	prSetChildSubreaper = 36
+	prSetNoNewPrivs     = 38
+
+	oPath = 0x200000
+)
+
+// init runs the helper when this process is one.
+func init() { RunIfHelper() }
+
+// RunIfHelper runs the helper and exits when this process is one (Env is
+// set); otherwise it returns at once.
+func RunIfHelper() {
+	if _, ok := syscall.Getenv(Env); ok {
+		exit(run(os.Args))
+	}
+}
+
+// exit ends the helper process with code. It is syscall.Exit, not
+// os.Exit, which under the race detector sleeps a second at exit for late
+// reports: a helper that only waited would make every sandboxed command of
+// a race-enabled program a second slower.
+func exit(code int) { syscall.Exit(code) }
+
+// run is the helper: it confines its locked thread, forks the command
+// from it, waits for the command and for what it left, reports the
+// status and exits. Its exit code is the command's (128+N for signal N);
+// the wait status itself goes to StatusFD. A failure before the command
+// started is printed on standard error with exit code 126.
+func run(argv []string) int {
+	syscall.Unsetenv(Env)
+	cfg, err := parse(argv)
+	if err != nil {
+		return fail("bad instructions", err)
+	}
+	if cfg.StatusFD >= 0 {
+		syscall.CloseOnExec(cfg.StatusFD) // the command must not inherit it
+	}
+	if cfg.DirFD >= 0 {
+		if err := syscall.Fchdir(cfg.DirFD); err != nil {
+			return fail("fchdir", err)
+		}
+		syscall.Close(cfg.DirFD)
+	}
+	if !cfg.Confine {
+		err := syscall.Exec(cfg.Path, cfg.Args, os.Environ())
+		return fail("exec "+cfg.Path, err)
+	}
+	// Signals sent to the group reach the command directly; the helper
+	// (pid 1 of the namespace: the kernel drops what it does not handle)
+	// notes them and waits for the command instead. Handled, not
+	// ignored: an ignored signal would stay ignored in the command.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	prctl(prSetChildSubreaper, 1, 0)
+
+	runtime.LockOSThread() // never unlocked: the thread stays confined
+	if err := prctl(prSetNoNewPrivs, 1, 0); err != nil {
+		return fail("no_new_privs", err)
+	}
+	if cfg.Landlock {
+		if err := applyLandlock(cfg); err != nil {
+			return fail("landlock", err)
+		}
+	}
+	if len(cfg.Seccomp) > 0 {
+		if err := installSeccomp(cfg.Seccomp); err != nil {
+			return fail("seccomp", err)
+		}
+	}
+	pid, err := syscall.ForkExec(cfg.Path, cfg.Args, &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{0, 1, 2},
+	})
+	if err != nil {
+		return fail("start "+cfg.Path, err)
+	}
+	// The helper no longer needs the output pipes: EOF then tells the
+	// parent that the command's tree let go of them.
+	if null, err := syscall.Open("/dev/null", syscall.O_RDWR|syscall.O_CLOEXEC, 0); err == nil {
+		syscall.Dup3(null, 0, 0)
+		syscall.Dup3(null, 1, 0)
+		syscall.Dup3(null, 2, 0)
+		syscall.Close(null)
+	}
+
+	status := reapUntil(pid)
+	// Others may be left (a background job, a daemon). Give them up to
+	// DrainGrace to finish writing, then exit: the kernel kills the rest
+	// of the PID namespace with the helper.
+	deadline := time.Now().Add(cfg.DrainGrace)
+	for time.Now().Before(deadline) {
+		var ws syscall.WaitStatus
+		p, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if err == syscall.ECHILD {
+			break
+		}
+		if p == 0 || err != nil {
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	if cfg.StatusFD >= 0 {
+		var b [4]byte
+		*(*uint32)(unsafe.Pointer(&b[0])) = uint32(status) // the parent reads it in the machine's order
+		syscall.Write(cfg.StatusFD, b[:])
+	}
+	select {
+	case <-sigs:
+	default:
+	}
+	switch {
+	case status.Exited():
+		return status.ExitStatus()
+	case status.Signaled():
+		return 128 + int(status.Signal())
+	}
+	return 126
+}
+
+// reapUntil reaps children (orphans come to the helper, a subreaper or
+// pid 1) until pid exits, and returns pid's status.
+func reapUntil(pid int) syscall.WaitStatus {
+	for {
+		var ws syscall.WaitStatus
+		p, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return ws // ECHILD: not expected
+		}
+		if p == pid {
+			return ws
+		}
+	}
+}
+
+func prctl(op, a, b uintptr) error {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, op, a, b); errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// rulesetAttr is struct landlock_ruleset_attr up to ABI 7.
+type rulesetAttr struct{ fs, net, scoped uint64 }
+
+// pathBeneathAttr is struct landlock_path_beneath_attr (packed: the
+// kernel reads its first 12 bytes).
+type pathBeneathAttr struct {
+	allowed uint64
+	fd      int32
+}
+
+// applyLandlock builds the ruleset of cfg and confines the calling
+// thread to it.
+func applyLandlock(cfg *Config) error {
+	attr := rulesetAttr{fs: cfg.HandledFS, net: cfg.HandledNet, scoped: cfg.Scoped}
+	size := unsafe.Sizeof(attr)
+	if cfg.Scoped == 0 {
+		size = 16 // ABI 4 and 5 know fs and net only
+		if cfg.HandledNet == 0 {
+			size = 8
+		}
+	}
+	r, _, errno := syscall.Syscall(sysLandlockCreateRuleset, uintptr(unsafe.Pointer(&attr)), size, 0)
+	if errno != 0 {
+		return wrap("create ruleset", errno)
+	}
+	rs := int(r)
+	defer syscall.Close(rs)
+	add := func(fd int, access uint64, what string) error {
+		a := pathBeneathAttr{allowed: access, fd: int32(fd)}
+		_, _, errno := syscall.Syscall6(sysLandlockAddRule, uintptr(rs), landlockRulePathBeneath,
+			uintptr(unsafe.Pointer(&a)), 0, 0, 0)
+		if errno != 0 {
+			return wrap("rule for "+what, errno)
+		}
+		return nil
+	}
+	// addPath adds a rule on p; a path that cannot be opened (gone
+	// meanwhile, no /dev/tty) needs none.
+	addPath := func(p string, flags int, access uint64) error {
+		fd, err := syscall.Open(p, oPath|syscall.O_CLOEXEC|flags, 0)
+		if err != nil {
+			return nil
+		}
+		err = add(fd, access, p)
+		syscall.Close(fd)
+		return err
+	}
+	for _, g := range cfg.Reads {
+		access := cfg.DirRead
+		if !g.Dir {
+			access = cfg.FileRead
+		}
+		if err := addPath(g.Path, 0, access); err != nil {
+			return err
+		}
+	}
+	for _, fd := range cfg.WriteFDs {
+		if err := add(fd, cfg.DirRead|cfg.WriteMask, "root fd "+itoa(fd)); err != nil {
+			return err
+		}
+		syscall.Close(fd)
+	}
+	for _, p := range cfg.Writes {
+		if err := addPath(p, syscall.O_DIRECTORY, cfg.DirRead|cfg.WriteMask); err != nil {
+			return err
+		}
+	}
+	for _, p := range cfg.DevFiles {
+		if err := addPath(p, 0, cfg.FileWrite); err != nil {
+			return err
+		}
+	}
+	if _, _, errno := syscall.Syscall(sysLandlockRestrictSelf, uintptr(rs), 0, 0); errno != 0 {
+		return wrap("restrict", errno)
+	}
+	return nil
+}
+
+// sockFprog is struct sock_fprog.
+type sockFprog struct {
+	len    uint16
+	filter unsafe.Pointer
+}
+
+// installSeccomp installs the classic BPF program prog on the calling
+// thread (no_new_privs is set).
+func installSeccomp(prog []byte) error {
+	if len(prog)%8 != 0 || len(prog)/8 > 0xffff {
+		return errArgs
+	}
+	fp := sockFprog{len: uint16(len(prog) / 8), filter: unsafe.Pointer(&prog[0])}
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetSeccomp, seccompModeFilter, uintptr(unsafe.Pointer(&fp))); errno != 0 {
+		return errno
+	}
+	runtime.KeepAlive(prog)
+	return nil
+}
+
+type wrapped struct {
+	what string
+	err  error
+}
+
+func (w wrapped) Error() string { return w.what + ": " + w.err.Error() }
+func (w wrapped) Unwrap() error { return w.err }
+
+func wrap(what string, err error) error { return wrapped{what, err} }
+
+func itoa(n int) string {
+	if n < 0 {
+		return "-" + itoa(-n)
+	}
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// fail reports a failure of the helper before the command ran.
+func fail(what string, err error) int {
+	os.Stderr.WriteString("agenthost sandbox: " + what + ": " + err.Error() + "\n")
+	return 126
+}
