@@ -41,4 +41,3 @@ func init() { nsBroken.Store = func(bool) {} }
 
 func (sr *sandboxRun) finish(out *Output) { out.Sandbox = sr.report }
 func (sr *sandboxRun) close()             {}
-
