@@ -91,16 +91,17 @@ func (p *protectSnap) release() {
 // configs name as the ones to watch.
 func (p *protectSnap) scan(first bool) map[string]protEntry {
 	out := map[string]protEntry{}
-	var split [][]string
-	for _, pat := range append(append([]string(nil), ProtectedPaths...), p.extra...) {
-		if pat = strings.Trim(pat, "/"); pat != "" {
-			split = append(split, strings.Split(pat, "/"))
-		}
-	}
+	split := protPatterns(p.extra)
 	global := globalGitConfigs(p.homes)
 	for i, root := range p.roots {
 		w := protWalker{root: root, idx: i, out: out, split: split, global: global}
+		if w.memo = memoFor(root, split); w.memo != nil {
+			w.next = map[string]*dirMemo{}
+		}
 		w.dir("")
+		if w.memo != nil {
+			w.memo.dirs = w.next
+		}
 		for _, rel := range p.watch[i] {
 			w.recordIfExists(rel)
 		}
@@ -111,9 +112,23 @@ func (p *protectSnap) scan(first bool) map[string]protEntry {
 	return out
 }
 
+// protPatterns returns ProtectedPaths and extra, each split into its
+// components.
+func protPatterns(extra []string) [][]string {
+	var split [][]string
+	for _, pat := range append(append([]string(nil), ProtectedPaths...), extra...) {
+		if pat = strings.Trim(pat, "/"); pat != "" {
+			split = append(split, strings.Split(pat, "/"))
+		}
+	}
+	return split
+}
+
 // protWalker walks one root for the protected set.
 type protWalker struct {
 	root   string
+	memo   *rootMemo           // nil: list every directory
+	next   map[string]*dirMemo // the memo this walk leaves
 	idx    int
 	split  [][]string // the protected patterns, by component
 	out    map[string]protEntry
@@ -134,8 +149,22 @@ func (w *protWalker) dir(rel string) {
 	w.dirAt(fd, rel)
 }
 
-// dirAt walks the directory open as fd, named rel, and closes fd.
+// dirAt walks the directory open as fd, named rel, and closes fd. A
+// directory whose memo is valid is not listed again (protect_memo_linux.go).
 func (w *protWalker) dirAt(fd int, rel string) {
+	var st unix.Stat_t
+	var m *dirMemo
+	if w.memo != nil {
+		listed := time.Now() // before the stat: a change after it shows next time
+		if unix.Fstat(fd, &st) == nil {
+			if old := w.memo.dirs[rel]; old.valid(&st) {
+				w.replay(fd, rel, old)
+				unix.Close(fd)
+				return
+			}
+			m = newDirMemo(&st, listed)
+		}
+	}
 	f := os.NewFile(uintptr(fd), rel)
 	ents, _ := f.ReadDir(-1)
 	if rel != "" && looksLikeGitDir(ents) {
@@ -145,6 +174,9 @@ func (w *protWalker) dirAt(fd int, rel string) {
 		// protected like a .git's. Its other contents are still
 		// walked.
 		w.gitDir(rel, path.Dir(rel), rel)
+		if m != nil {
+			m.gitLike = true
+		}
 	}
 	for _, e := range ents {
 		name := e.Name()
@@ -155,13 +187,22 @@ func (w *protWalker) dirAt(fd int, rel string) {
 		isDir := e.IsDir()
 		if name == ".git" && isDir {
 			w.gitDir(crel, path.Dir(crel))
+			if m != nil {
+				m.gitDots = append(m.gitDots, name)
+			}
 			continue
 		}
 		if w.protected(name, crel) {
 			w.record(crel)
+			if m != nil {
+				m.prot = append(m.prot, name)
+			}
 			continue
 		}
 		if isDir {
+			if m != nil {
+				m.subs = append(m.subs, name)
+			}
 			cfd, err := openatOwner(int(f.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY)
 			if err == nil {
 				w.dirAt(cfd, crel)
@@ -169,6 +210,47 @@ func (w *protWalker) dirAt(fd int, rel string) {
 		}
 	}
 	f.Close()
+	if m != nil {
+		w.next[rel] = m
+	}
+}
+
+// replay walks the unchanged directory rel (open as fd) from its memo m:
+// what the listing gave is as it was, the protected paths are read anew.
+// A subdirectory whose memo is valid and that has no subdirectories of
+// its own is checked with one fstatat, not opened.
+func (w *protWalker) replay(fd int, rel string, m *dirMemo) {
+	w.next[rel] = m
+	join := func(name string) string {
+		if rel == "" {
+			return name
+		}
+		return rel + "/" + name
+	}
+	if m.gitLike {
+		w.gitDir(rel, path.Dir(rel), rel)
+	}
+	for _, name := range m.gitDots {
+		crel := join(name)
+		w.gitDir(crel, path.Dir(crel))
+	}
+	for _, name := range m.prot {
+		w.record(join(name))
+	}
+	for _, name := range m.subs {
+		crel := join(name)
+		if old := w.memo.dirs[crel]; old != nil && len(old.subs) == 0 {
+			var st unix.Stat_t
+			if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && old.valid(&st) {
+				w.replay(-1, crel, old)
+				continue
+			}
+		}
+		cfd, err := openatOwner(fd, name, unix.O_RDONLY|unix.O_DIRECTORY)
+		if err == nil {
+			w.dirAt(cfd, crel)
+		}
+	}
 }
 
 // protected reports whether rel (whose last component is name) matches
