@@ -42,6 +42,9 @@ type protEntry struct {
 	// stamp identifies a file too big to keep (inode, size, change
 	// time): a change to it shows in the stamp.
 	stamp [4]int64
+	// gitConfig marks the config file of a git directory (a .git, a
+	// module's, a bare repository's under any name).
+	gitConfig bool
 }
 
 // protectSnap is the protected set of some roots at one moment.
@@ -307,6 +310,10 @@ func matchComponent(pat, name string) bool {
 func (w *protWalker) gitDir(rel, work string, also ...string) {
 	for _, name := range []string{"config", "config.worktree", "commondir", "gitdir"} {
 		w.recordIfExists(path.Join(rel, name))
+	}
+	if e, ok := w.out[protKey(w.idx, path.Join(rel, "config"))]; ok {
+		e.gitConfig = true // keepConfig may keep it
+		w.out[protKey(w.idx, path.Join(rel, "config"))] = e
 	}
 	w.recordIfExists(path.Join(rel, "hooks"))
 	// Every core.hooksPath git could take for this repository: the
@@ -626,12 +633,12 @@ func harmlessNew(k string, e protEntry) bool {
 	return false
 }
 
-// keepConfig reports whether a new or changed git config file may stay:
+// keepConfig reports whether a new or changed config file of a git
+// directory (a .git, a module's, a bare repository under any name) may stay:
 // when it parses (gitconfig.Parse: no program is run to read it) and
 // holds only keys that run nothing (safeGitConfigEntry).
 func keepConfig(root, rel string, cur, old protEntry, existed bool) bool {
-	base := path.Base(rel)
-	if base != "config" || !strings.Contains(rel, ".git") || !cur.mode.IsRegular() || cur.big {
+	if !cur.gitConfig || !cur.mode.IsRegular() || cur.big {
 		return false
 	}
 	if existed && !old.mode.IsRegular() {
