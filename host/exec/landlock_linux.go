@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -78,7 +79,12 @@ type readGrant = helper.Grant
 // granted instead, down to the denied path's siblings. An entry created
 // after the rules were made in a directory on the way (the home
 // directory, say) is not readable by the command.
-func readGrants(deny []string) []readGrant {
+//
+// nested says the process runs inside another sandboxed run (heldEnv is
+// set): a directory it may not list is then granted whole, and whole
+// reports that some were, so that the caller can say the run's own deny
+// list is not fully enforced (the outer run's is).
+func readGrants(deny []string, nested bool) (grants []readGrant, whole bool) {
 	var clean []string
 	for _, d := range deny {
 		if d = filepath.Clean(d); filepath.IsAbs(d) && d != "/" {
@@ -104,6 +110,14 @@ func readGrants(deny []string) []readGrant {
 		}
 		f, err := os.Open(dir)
 		if err != nil {
+			if nested && errors.Is(err, os.ErrPermission) {
+				// Inside another run's sandbox, which lets this
+				// directory be read but not listed: it is granted
+				// whole, and the outer sandbox's own denials apply
+				// beneath it.
+				out = append(out, readGrant{Path: dir, Dir: isDir})
+				whole = true
+			}
 			return
 		}
 		ents, _ := f.ReadDir(-1)
@@ -121,5 +135,5 @@ func readGrants(deny []string) []readGrant {
 		}
 	}
 	grant("/", true)
-	return out
+	return out, whole
 }

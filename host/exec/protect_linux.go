@@ -57,8 +57,10 @@ type protectSnap struct {
 	// (hooks directories, included files): the scan after the run looks
 	// at them too, whatever the command made of the configs since.
 	watch [][]string
-	// unlock ends the hold on the roots taken for the run (lockRoots).
+	// unlock ends the hold on the roots taken for the run (lockRoots),
+	// which are held.
 	unlock func()
+	held   []rootID
 }
 
 // snapshotProtected waits until no other sandboxed run holds a root of sb
@@ -66,11 +68,11 @@ type protectSnap struct {
 // paths inside them. The hold ends with release, after the restore. The
 // wait ends with ctx (its error) or after wait (ErrRootBusy).
 func snapshotProtected(ctx context.Context, sb *Sandbox, wait time.Duration) (*protectSnap, error) {
-	unlock, err := lockRoots(ctx, sb.Roots, sb.RootDirs, wait)
+	unlock, held, err := lockRoots(ctx, sb.Roots, sb.RootDirs, wait)
 	if err != nil {
 		return nil, err
 	}
-	p := &protectSnap{roots: sb.Roots, extra: sb.Protect, unlock: unlock}
+	p := &protectSnap{roots: sb.Roots, extra: sb.Protect, unlock: unlock, held: held}
 	for _, h := range []string{sb.Home, os.Getenv("HOME")} {
 		if h != "" {
 			p.homes = append(p.homes, h)

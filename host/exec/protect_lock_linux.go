@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,7 +62,7 @@ const flockPoll = 5 * time.Millisecond
 // dirs, when given, are the roots' descriptors (Sandbox.RootDirs, opened
 // through the jail, in the order of roots): the root held is then the
 // directory the jail opened, not what its path names now.
-func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.Duration) (func(), error) {
+func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.Duration) (func(), []rootID, error) {
 	type held struct {
 		id rootID
 		fd int
@@ -114,12 +116,12 @@ func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.D
 			unix.Close(h.fd)
 		}
 	}
-	fail := func(err error) (func(), error) {
+	fail := func(err error) (func(), []rootID, error) {
 		release()
 		if err == nil {
 			err = fmt.Errorf("%w (waited %s)", ErrRootBusy, wait)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	for _, h := range hs {
 		select {
@@ -129,7 +131,7 @@ func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.D
 		case <-expired:
 			return fail(nil)
 		}
-		for {
+		for !outerHolds()[h.id] {
 			err := unix.Flock(h.fd, unix.LOCK_EX|unix.LOCK_NB)
 			if err == nil {
 				break
@@ -150,5 +152,46 @@ func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.D
 		got++
 	}
 	var once sync.Once
-	return func() { once.Do(release) }, nil
+	ids := make([]rootID, len(hs))
+	for i, h := range hs {
+		ids[i] = h.id
+	}
+	return func() { once.Do(release) }, ids, nil
+}
+
+// heldEnv names, in a sandboxed command's environment, the roots
+// (device:inode, comma-separated) its run holds. A sandboxed run started
+// inside that command (an agent-host exec within agent-host exec) takes
+// no flock on them, which the outer run holds until its whole tree,
+// this run included, has ended: it would wait for itself. That is safe
+// because such a run lies inside the outer one: whatever it leaves, the
+// outer run's restore, after it, checks against the outer baseline. A
+// command that sets the variable itself gains nothing: what it starts is
+// inside it as well, and runs outside it never see its environment.
+const heldEnv = "AGENTHOST_SANDBOX_HELD_ROOTS"
+
+// outerHolds is the set heldEnv names in this process's environment.
+var outerHolds = sync.OnceValue(func() map[rootID]bool {
+	m := map[rootID]bool{}
+	for _, s := range strings.Split(os.Getenv(heldEnv), ",") {
+		d, i, ok := strings.Cut(s, ":")
+		dev, err1 := strconv.ParseUint(d, 10, 64)
+		ino, err2 := strconv.ParseUint(i, 10, 64)
+		if ok && err1 == nil && err2 == nil {
+			m[rootID{dev, ino}] = true
+		}
+	}
+	return m
+})
+
+// heldValue is heldEnv's value for the roots ids.
+func heldValue(ids []rootID) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatUint(id.dev, 10) + ":" + strconv.FormatUint(id.ino, 10))
+	}
+	return b.String()
 }

@@ -15,24 +15,24 @@ import (
 // holding nothing; once the hold is let go the root can be taken.
 func TestRootHoldWaitEnds(t *testing.T) {
 	ws := t.TempDir()
-	release, err := lockRoots(context.Background(), []string{ws}, nil, 0)
+	release, _, err := lockRoots(context.Background(), []string{ws}, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	t0 := time.Now()
-	if _, err := lockRoots(ctx, []string{ws}, nil, 0); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := lockRoots(ctx, []string{ws}, nil, 0); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("cancelled wait: %v, want context.DeadlineExceeded", err)
 	}
-	if _, err := lockRoots(context.Background(), []string{ws}, nil, 50*time.Millisecond); !errors.Is(err, ErrRootBusy) {
+	if _, _, err := lockRoots(context.Background(), []string{ws}, nil, 50*time.Millisecond); !errors.Is(err, ErrRootBusy) {
 		t.Errorf("timed-out wait: %v, want ErrRootBusy", err)
 	}
 	if d := time.Since(t0); d > 5*time.Second {
 		t.Errorf("the waits took %s", d)
 	}
 	release()
-	again, err := lockRoots(context.Background(), []string{ws}, nil, time.Second)
+	again, _, err := lockRoots(context.Background(), []string{ws}, nil, time.Second)
 	if err != nil {
 		t.Fatalf("after release: %v", err)
 	}
@@ -60,17 +60,17 @@ func TestRootHoldTakesTheDescriptor(t *testing.T) {
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	release, err := lockRoots(context.Background(), []string{ws}, []*os.File{d}, 0)
+	release, _, err := lockRoots(context.Background(), []string{ws}, []*os.File{d}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer release()
-	free, err := lockRoots(context.Background(), []string{ws}, nil, time.Second)
+	free, _, err := lockRoots(context.Background(), []string{ws}, nil, time.Second)
 	if err != nil {
 		t.Fatalf("the directory now at the path is held: %v", err)
 	}
 	free()
-	if _, err := lockRoots(context.Background(), []string{moved}, nil, 50*time.Millisecond); !errors.Is(err, ErrRootBusy) {
+	if _, _, err := lockRoots(context.Background(), []string{moved}, nil, 50*time.Millisecond); !errors.Is(err, ErrRootBusy) {
 		t.Errorf("the directory the descriptor opened is not held: %v", err)
 	}
 }

@@ -120,7 +120,11 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		cfg.HandledFS, cfg.WriteMask = llHandledFS(abi)
 		cfg.DirRead, cfg.FileRead = llRead, llFileRead
 		cfg.FileWrite = llFileWrite(abi)
-		cfg.Reads = readGrants(sb.denyPaths())
+		var whole bool
+		cfg.Reads, whole = readGrants(sb.denyPaths(), os.Getenv(heldEnv) != "")
+		if whole {
+			miss("landlock-read", "this process runs inside another sandboxed run, which keeps directories on the way to the denied paths from being listed: they are readable whole, so only the outer run's deny list holds beneath them")
+		}
 		cfg.Writes = append([]string{tmp}, sb.WritePaths...)
 		if len(sb.RootDirs) == len(sb.Roots) && len(sb.RootDirs) > 0 {
 			for _, f := range sb.RootDirs {
@@ -191,6 +195,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	if sr.snap, err = snapshotProtected(ctx, sb, s.timeout); err != nil {
 		return nil, err
 	}
+	cmd.Env = append(cmd.Env, heldEnv+"="+heldValue(sr.snap.held))
 	rep.Enforced = append(rep.Enforced, "protect")
 	return sr, nil
 }
@@ -206,10 +211,13 @@ func helperPath(exe string) string {
 }
 
 // startRefused reports whether err is the kernel refusing the
-// namespaces of a start.
+// namespaces of a start. EACCES is what a process inside a sandbox gets
+// (an agent-host exec run by a sandboxed command): Landlock refuses it
+// the write of the new namespace's uid_map. Its run then goes on without
+// namespaces of its own, inside the outer run's.
 func startRefused(err error) bool {
 	return errors.Is(err, unix.EPERM) || errors.Is(err, unix.EINVAL) ||
-		errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EUSERS)
+		errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EUSERS) || errors.Is(err, unix.EACCES)
 }
 
 // finish completes out after the run: the command's own status from the
