@@ -1,0 +1,78 @@
+package helper
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestConfigRoundTrip: every field survives Argv and parse, whatever
+// bytes (but NUL) its paths and arguments hold.
+func TestConfigRoundTrip(t *testing.T) {
+	c := &Config{
+		Confine: true, Path: "/usr/bin/bash", Args: []string{"bash", "-c", "--", "echo a=b\n'c' $HOME \x01\xff", ""},
+		DirFD: 3, StatusFD: 5, Landlock: true, HandledFS: 1<<16 - 1, HandledNet: 3, Scoped: 3,
+		DirRead: 13, FileRead: 5, WriteMask: 1<<15 | 2, FileWrite: 7,
+		WriteFDs: []int{6, 7}, Writes: []string{"/tmp/agenthost-sandbox-1", "/with space/=eq"},
+		Reads:    []Grant{{Path: "/etc", Dir: true}, {Path: "/root/.bashrc"}, {Path: "/odd\nname", Dir: true}},
+		DevFiles: []string{"/dev/null"}, Seccomp: []byte{0x20, 0, 0, 0, 4, 0, 0, 0, 0xff},
+		DrainGrace: 150 * time.Millisecond,
+	}
+	got, err := parse(c.Argv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, c) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, c)
+	}
+	start := &Config{Path: "/bin/true", Args: []string{"true"}, DirFD: 3, StatusFD: -1}
+	if got, err := parse(start.Argv()); err != nil || !reflect.DeepEqual(got, start) {
+		t.Errorf("start-only round trip: %+v, %v", got, err)
+	}
+}
+
+// TestParseRefuses: malformed instructions are an error, never a panic.
+func TestParseRefuses(t *testing.T) {
+	for _, argv := range [][]string{
+		nil,
+		{"other"},
+		{Name},                             // no path
+		{Name, "path=/x"},                  // no argv
+		{Name, "path=/x", "arg=x", "noeq"}, // not key=value
+		{Name, "path=/x", "arg=x", "what=1"},
+		{Name, "path=/x", "arg=x", "dirfd=x"},
+		{Name, "path=/x", "arg=x", "fs=-1"},
+		{Name, "path=/x", "arg=x", "seccomp=abc"},
+		{Name, "path=/x", "arg=x", "seccomp=zz"},
+	} {
+		if c, err := parse(argv); err == nil {
+			t.Errorf("parse(%q) = %+v, want an error", argv, c)
+		}
+	}
+}
+
+// FuzzParse: parse never panics, and what it accepts has a canonical
+// command line that parses back to the same.
+func FuzzParse(f *testing.F) {
+	f.Add("path=/bin/true\x00arg=true\x00dirfd=3")
+	f.Add("confine=1\x00path=/x\x00arg=x\x00seccomp=00ff\x00readdir=/etc")
+	f.Fuzz(func(t *testing.T, s string) {
+		argv := []string{Name}
+		start := 0
+		for i := 0; i <= len(s); i++ {
+			if i == len(s) || s[i] == 0 {
+				argv = append(argv, s[start:i])
+				start = i + 1
+			}
+		}
+		c, err := parse(argv)
+		if err != nil {
+			return
+		}
+		canon := c.Argv()
+		again, err := parse(canon)
+		if err != nil || !reflect.DeepEqual(again.Argv(), canon) {
+			t.Fatalf("round trip of %q: %+v, %v", argv, again, err)
+		}
+	})
+}
