@@ -120,6 +120,9 @@ func (r *Runner) runPolled(ctx context.Context, cmd *osexec.Cmd, s spec) (out Ou
 	start := time.Now()
 	err = cmd.Start()
 	s.in.started(err)
+	if s.started != nil {
+		s.started(err)
+	}
 	for _, w := range writers {
 		w.Close() // the child has its copies; EOF comes when it and its heirs close them
 	}

@@ -68,6 +68,17 @@ type protectSnap struct {
 // paths inside them. The hold ends with release, after the restore. The
 // wait ends with ctx (its error) or after wait (ErrRootBusy).
 func snapshotProtected(ctx context.Context, sb *Sandbox, wait time.Duration) (*protectSnap, error) {
+	p, err := holdProtected(ctx, sb, wait)
+	if err != nil {
+		return nil, err
+	}
+	p.baseline()
+	return p, nil
+}
+
+// holdProtected is snapshotProtected without the listing: the caller
+// calls baseline before the command starts.
+func holdProtected(ctx context.Context, sb *Sandbox, wait time.Duration) (*protectSnap, error) {
 	unlock, held, err := lockRoots(ctx, sb.Roots, sb.RootDirs, wait)
 	if err != nil {
 		return nil, err
@@ -79,9 +90,11 @@ func snapshotProtected(ctx context.Context, sb *Sandbox, wait time.Duration) (*p
 		}
 	}
 	p.watch = make([][]string, len(p.roots))
-	p.entries = p.scan(true)
 	return p, nil
 }
+
+// baseline lists the protected paths as they are before the run.
+func (p *protectSnap) baseline() { p.entries = p.scan(true) }
 
 // release ends the snapshot's hold on its roots; it may be called more
 // than once.

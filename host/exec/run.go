@@ -29,6 +29,10 @@ type spec struct {
 	stderr   io.Writer  // nil: captured
 	maxOut   int        // the capture limit, defaults applied
 	in       *stdinFeed // the copy of stdin, told when the command started
+	// started, when set, is told right after the start (its error): a
+	// sandboxed run takes the protected set's baseline then, while the
+	// helper starts.
+	started func(error)
 }
 
 // sinks returns the writers of the run's pipes, in the order the
@@ -158,6 +162,9 @@ func (r *Runner) runOnce(ctx context.Context, s spec) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
+	if sr != nil {
+		s.started = sr.started
+	}
 	in, err := feedStdin(cmd, s.stdin)
 	if err != nil {
 		if sr != nil {
@@ -258,6 +265,9 @@ func (r *Runner) runWatched(ctx context.Context, cmd *osexec.Cmd, s spec) (Outpu
 	start := time.Now()
 	err := cmd.Start()
 	s.in.started(err)
+	if s.started != nil {
+		s.started(err)
+	}
 	if err != nil {
 		closeAll()
 		return Output{}, fmt.Errorf("exec: %w", err)

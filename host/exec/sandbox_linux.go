@@ -29,12 +29,17 @@ const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNET | unix.CLONE_NEWPID | uni
 
 // sandboxRun is the parent's side of a run started through the helper.
 type sandboxRun struct {
-	report   *Report
-	statusR  int      // read end of the helper's status pipe (non-blocking); -1 none
-	statusW  *os.File // its write end, for the helper
-	snap     *protectSnap
-	usedNS   bool
-	required bool
+	report *Report
+	// The late pipe (helper.Config.LateFD), until the start; late makes
+	// what goes on it, lateDone is closed once it went.
+	lateR, lateW *os.File
+	late         func() []byte
+	lateDone     chan struct{}
+	statusR      int      // read end of the helper's status pipe (non-blocking); -1 none
+	statusW      *os.File // its write end, for the helper
+	snap         *protectSnap
+	usedNS       bool
+	required     bool
 }
 
 // wrap turns cmd into a run of the helper when s asks for a sandbox, or
@@ -112,6 +117,18 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	sr.statusR, sr.statusW = p[0], pw
 	cfg.StatusFD = fdOf(pw)
 
+	// The late pipe: the rest of the instructions, once the baseline
+	// is taken (helper.Config.LateFD).
+	lr, lw, err := os.Pipe()
+	if err != nil {
+		sr.close()
+		return nil, fmt.Errorf("exec: pipe: %w", err)
+	}
+	sr.lateR, sr.lateW = lr, lw
+	cfg.LateFD = fdOf(lr)
+	var reads []readGrant
+	lateGrants := false
+
 	abi := landlockABI()
 	if abi == 0 {
 		miss("landlock", "the kernel has no Landlock (Linux 5.13 or newer with lsm=landlock)")
@@ -120,10 +137,16 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		cfg.HandledFS, cfg.WriteMask = llHandledFS(abi)
 		cfg.DirRead, cfg.FileRead = llRead, llFileRead
 		cfg.FileWrite = llFileWrite(abi)
-		var whole bool
-		cfg.Reads, whole = readGrants(sb.denyPaths(), os.Getenv(heldEnv) != "")
-		if whole {
-			miss("landlock-read", "this process runs inside another sandboxed run, which keeps directories on the way to the denied paths from being listed: they are readable whole, so only the outer run's deny list holds beneath them")
+		if os.Getenv(heldEnv) != "" {
+			// Inside another run: the grants may come out whole, which
+			// must be known (and reported) before the start.
+			var whole bool
+			reads, whole = readGrants(sb.denyPaths(), true)
+			if whole {
+				miss("landlock-read", "this process runs inside another sandboxed run, which keeps directories on the way to the denied paths from being listed: they are readable whole, so only the outer run's deny list holds beneath them")
+			}
+		} else {
+			lateGrants = true // listed while the helper starts
 		}
 		cfg.Writes = append([]string{tmp}, sb.WritePaths...)
 		if len(sb.RootDirs) == len(sb.Roots) && len(sb.RootDirs) > 0 {
@@ -192,12 +215,57 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = attr
 
-	if sr.snap, err = snapshotProtected(ctx, sb, s.timeout); err != nil {
+	if sr.snap, err = holdProtected(ctx, sb, s.timeout); err != nil {
+		sr.close()
 		return nil, err
 	}
 	cmd.Env = append(cmd.Env, heldEnv+"="+heldValue(sr.snap.held))
+	// The read grants (unless made above) and the protected set's
+	// baseline are made once the helper has been started, while it
+	// starts; it waits for them on the late pipe before it confines
+	// itself and starts the command (see started).
+	snap := sr.snap
+	sr.late = func() []byte {
+		g := reads
+		if lateGrants {
+			g, _ = readGrants(sb.denyPaths(), false)
+		}
+		snap.baseline()
+		return helper.Late(g)
+	}
 	rep.Enforced = append(rep.Enforced, "protect")
 	return sr, nil
+}
+
+// started is told that the helper started (or failed to, err): it makes
+// the late instructions and the baseline in a goroutine and sends them
+// on the late pipe. finish and close wait for it.
+func (sr *sandboxRun) started(err error) {
+	if sr.lateW == nil {
+		return
+	}
+	sr.lateR.Close() // the helper has its copy
+	sr.lateR = nil
+	w := sr.lateW
+	sr.lateW = nil
+	if err != nil {
+		w.Close()
+		return
+	}
+	sr.lateDone = make(chan struct{})
+	go func() {
+		defer close(sr.lateDone)
+		w.Write(sr.late()) // EPIPE when the helper is gone already: nothing starts
+		w.Close()
+	}()
+}
+
+// waitLate waits until started's goroutine, if any, is done: the baseline
+// is then complete.
+func (sr *sandboxRun) waitLate() {
+	if sr.lateDone != nil {
+		<-sr.lateDone
+	}
 }
 
 // helperPath is the file to run as the helper: /proc/self/exe, which is
@@ -235,6 +303,7 @@ func (sr *sandboxRun) finish(out *Output) {
 			}
 		}
 	}
+	sr.waitLate()
 	if sr.snap != nil {
 		sr.report.Restored = sr.snap.restore()
 	}
@@ -243,6 +312,13 @@ func (sr *sandboxRun) finish(out *Output) {
 }
 
 func (sr *sandboxRun) close() {
+	sr.waitLate()
+	for _, f := range []**os.File{&sr.lateR, &sr.lateW} {
+		if *f != nil {
+			(*f).Close()
+			*f = nil
+		}
+	}
 	sr.snap.release() // the hold on the roots, taken with the baseline
 	if sr.statusR >= 0 {
 		unix.Close(sr.statusR)

@@ -46,6 +46,12 @@ type Config struct {
 	// StatusFD receives the command's wait status (4 bytes) before the
 	// helper exits; -1: none.
 	StatusFD int
+	// LateFD, when not -1, is a pipe on which the parent writes the rest
+	// of the instructions (Late: the read grants) once it has taken the
+	// protected set's baseline, which it does while the helper starts;
+	// the command is not started until that stream has ended with its
+	// "go" record.
+	LateFD int
 	// Landlock: the handled rights, the rights of each kind of rule and
 	// the rules. WriteFDs are descriptors the parent opened; Reads,
 	// Writes and DevFiles are paths the helper opens.
@@ -86,6 +92,9 @@ func (c *Config) Argv() []string {
 	}
 	kv("dirfd", strconv.Itoa(c.DirFD))
 	kv("statusfd", strconv.Itoa(c.StatusFD))
+	if c.LateFD >= 0 {
+		kv("latefd", strconv.Itoa(c.LateFD))
+	}
 	if c.Landlock {
 		kv("landlock", "1")
 		num("fs", c.HandledFS)
@@ -126,67 +135,10 @@ func parse(argv []string) (*Config, error) {
 	if len(argv) == 0 || argv[0] != Name {
 		return nil, errArgs
 	}
-	c := &Config{DirFD: -1, StatusFD: -1}
+	c := &Config{DirFD: -1, StatusFD: -1, LateFD: -1}
 	for _, s := range argv[1:] {
-		eq := 0
-		for eq < len(s) && s[eq] != '=' {
-			eq++
-		}
-		if eq == len(s) {
-			return nil, errArgs
-		}
-		k, v := s[:eq], s[eq+1:]
-		var err error
-		u := func(p *uint64) { *p, err = strconv.ParseUint(v, 10, 64) }
-		i := func(p *int) { *p, err = strconv.Atoi(v) }
-		switch k {
-		case "confine":
-			c.Confine = v == "1"
-		case "path":
-			c.Path = v
-		case "arg":
-			c.Args = append(c.Args, v)
-		case "dirfd":
-			i(&c.DirFD)
-		case "statusfd":
-			i(&c.StatusFD)
-		case "landlock":
-			c.Landlock = v == "1"
-		case "fs":
-			u(&c.HandledFS)
-		case "net":
-			u(&c.HandledNet)
-		case "scoped":
-			u(&c.Scoped)
-		case "dirread":
-			u(&c.DirRead)
-		case "fileread":
-			u(&c.FileRead)
-		case "writemask":
-			u(&c.WriteMask)
-		case "filewrite":
-			u(&c.FileWrite)
-		case "writefd":
-			var fd int
-			i(&fd)
-			c.WriteFDs = append(c.WriteFDs, fd)
-		case "write":
-			c.Writes = append(c.Writes, v)
-		case "readdir", "readfile":
-			c.Reads = append(c.Reads, Grant{Path: v, Dir: k == "readdir"})
-		case "dev":
-			c.DevFiles = append(c.DevFiles, v)
-		case "seccomp":
-			c.Seccomp, err = hexDecode(v)
-		case "drain":
-			var d uint64
-			u(&d)
-			c.DrainGrace = time.Duration(d)
-		default:
-			return nil, errArgs
-		}
-		if err != nil {
-			return nil, errArgs
+		if err := c.set(s); err != nil {
+			return nil, err
 		}
 	}
 	if c.Path == "" || len(c.Args) == 0 {
@@ -194,6 +146,116 @@ func parse(argv []string) (*Config, error) {
 	}
 	return c, nil
 }
+
+// set applies one "key=value" argument to c.
+func (c *Config) set(s string) error {
+	eq := 0
+	for eq < len(s) && s[eq] != '=' {
+		eq++
+	}
+	if eq == len(s) {
+		return errArgs
+	}
+	k, v := s[:eq], s[eq+1:]
+	var err error
+	u := func(p *uint64) { *p, err = strconv.ParseUint(v, 10, 64) }
+	i := func(p *int) { *p, err = strconv.Atoi(v) }
+	switch k {
+	case "confine":
+		c.Confine = v == "1"
+	case "path":
+		c.Path = v
+	case "arg":
+		c.Args = append(c.Args, v)
+	case "dirfd":
+		i(&c.DirFD)
+	case "statusfd":
+		i(&c.StatusFD)
+	case "latefd":
+		i(&c.LateFD)
+	case "landlock":
+		c.Landlock = v == "1"
+	case "fs":
+		u(&c.HandledFS)
+	case "net":
+		u(&c.HandledNet)
+	case "scoped":
+		u(&c.Scoped)
+	case "dirread":
+		u(&c.DirRead)
+	case "fileread":
+		u(&c.FileRead)
+	case "writemask":
+		u(&c.WriteMask)
+	case "filewrite":
+		u(&c.FileWrite)
+	case "writefd":
+		var fd int
+		i(&fd)
+		c.WriteFDs = append(c.WriteFDs, fd)
+	case "write":
+		c.Writes = append(c.Writes, v)
+	case "readdir", "readfile":
+		c.Reads = append(c.Reads, Grant{Path: v, Dir: k == "readdir"})
+	case "dev":
+		c.DevFiles = append(c.DevFiles, v)
+	case "seccomp":
+		c.Seccomp, err = hexDecode(v)
+	case "drain":
+		var d uint64
+		u(&d)
+		c.DrainGrace = time.Duration(d)
+	default:
+		return errArgs
+	}
+	if err != nil {
+		return errArgs
+	}
+	return nil
+}
+
+// Late returns the stream the parent writes on LateFD once the command
+// may start: the read grants as "key=value" records, each ended by a NUL
+// byte, then the record "go=1".
+func Late(reads []Grant) []byte {
+	var b []byte
+	for _, g := range reads {
+		k := "readfile="
+		if g.Dir {
+			k = "readdir="
+		}
+		b = append(append(append(b, k...), g.Path...), 0)
+	}
+	return append(b, "go=1\x00"...)
+}
+
+// setLate applies the stream Late made to c; it fails unless the stream
+// ends with "go=1" (the parent gave up: the command must not start).
+func (c *Config) setLate(b []byte) error {
+	start := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] != 0 {
+			continue
+		}
+		rec := string(b[start:i])
+		start = i + 1
+		if rec == "go=1" {
+			if start != len(b) {
+				return errArgs
+			}
+			return nil
+		}
+		if len(rec) < 8 || (rec[:8] != "readdir=" && (len(rec) < 9 || rec[:9] != "readfile=")) {
+			return errArgs
+		}
+		if err := c.set(rec); err != nil {
+			return err
+		}
+	}
+	return errNoGo
+}
+
+var errNoGo = errors.New("the parent did not let the command start")
 
 // hexEncode and hexDecode are encoding/hex's, which would bring fmt and
 // reflect (and their initializers) to the helper.

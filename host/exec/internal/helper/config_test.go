@@ -11,7 +11,7 @@ import (
 func TestConfigRoundTrip(t *testing.T) {
 	c := &Config{
 		Confine: true, Path: "/usr/bin/bash", Args: []string{"bash", "-c", "--", "echo a=b\n'c' $HOME \x01\xff", ""},
-		DirFD: 3, StatusFD: 5, Landlock: true, HandledFS: 1<<16 - 1, HandledNet: 3, Scoped: 3,
+		DirFD: 3, StatusFD: 5, LateFD: 6, Landlock: true, HandledFS: 1<<16 - 1, HandledNet: 3, Scoped: 3,
 		DirRead: 13, FileRead: 5, WriteMask: 1<<15 | 2, FileWrite: 7,
 		WriteFDs: []int{6, 7}, Writes: []string{"/tmp/agenthost-sandbox-1", "/with space/=eq"},
 		Reads:    []Grant{{Path: "/etc", Dir: true}, {Path: "/root/.bashrc"}, {Path: "/odd\nname", Dir: true}},
@@ -25,7 +25,7 @@ func TestConfigRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, c) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, c)
 	}
-	start := &Config{Path: "/bin/true", Args: []string{"true"}, DirFD: 3, StatusFD: -1}
+	start := &Config{Path: "/bin/true", Args: []string{"true"}, DirFD: 3, StatusFD: -1, LateFD: -1}
 	if got, err := parse(start.Argv()); err != nil || !reflect.DeepEqual(got, start) {
 		t.Errorf("start-only round trip: %+v, %v", got, err)
 	}
@@ -75,4 +75,26 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip of %q: %+v, %v", argv, again, err)
 		}
 	})
+}
+
+// TestLate: the late stream gives the read grants, and only a stream
+// that ends with its "go" record lets the command start.
+func TestLate(t *testing.T) {
+	reads := []Grant{{Path: "/etc", Dir: true}, {Path: "/root/.bashrc"}, {Path: "/a=b\nc", Dir: true}}
+	c := &Config{}
+	if err := c.setLate(Late(reads)); err != nil || !reflect.DeepEqual(c.Reads, reads) {
+		t.Fatalf("setLate = %v, reads %+v", err, c.Reads)
+	}
+	full := Late(reads)
+	for _, bad := range [][]byte{
+		nil,                                // the parent closed without a word
+		full[:len(full)-1],                 // cut before the end of "go=1"
+		full[:len(full)-5],                 // no go record
+		append(full, "x\x00"...),           // something after go
+		[]byte("path=/bin/sh\x00go=1\x00"), // only read grants may come late
+	} {
+		if err := (&Config{}).setLate(bad); err == nil {
+			t.Errorf("setLate(%q) accepted", bad)
+		}
+	}
 }

@@ -66,6 +66,16 @@ func run(argv []string) int {
 		err := syscall.Exec(cfg.Path, cfg.Args, os.Environ())
 		return fail("exec "+cfg.Path, err)
 	}
+	if cfg.LateFD >= 0 {
+		b, err := readAll(cfg.LateFD)
+		syscall.Close(cfg.LateFD)
+		if err == nil {
+			err = cfg.setLate(b)
+		}
+		if err != nil {
+			return fail("late instructions", err)
+		}
+	}
 	// Signals sent to the group reach the command directly; the helper
 	// (pid 1 of the namespace: the kernel drops what it does not handle)
 	// notes them and waits for the command instead. Handled, not
@@ -152,6 +162,25 @@ func reapUntil(pid int) syscall.WaitStatus {
 		if p == pid {
 			return ws
 		}
+	}
+}
+
+// readAll reads fd to its end.
+func readAll(fd int) ([]byte, error) {
+	var b []byte
+	buf := make([]byte, 16<<10)
+	for {
+		n, err := syscall.Read(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return b, nil
+		}
+		b = append(b, buf[:n]...)
 	}
 }
 
