@@ -41,3 +41,4 @@ func init() { nsBroken.Store = func(bool) {} }
 
 func (sr *sandboxRun) finish(out *Output) { out.Sandbox = sr.report }
 func (sr *sandboxRun) close()             {}
+func (sr *sandboxRun) started(error)      {}
