@@ -1,8 +1,13 @@
 // Command sandbox measures agent-host exec as a whole process against
 // bash -c true, sandboxed and not, in interleaved rounds (every variant
 // once per round, in a rotating order, so that all see the same load on
-// a shared machine), and prints medians and ratios. Other sandboxes on
-// PATH (bwrap, srt, codex) are measured the same way when present.
+// a shared machine), and prints medians and ratios, of the wall time and
+// of the CPU time of the whole process tree (user + system, from wait4,
+// which counts the waited-for descendants): on a loaded machine the wall
+// time mostly measures the scheduler, the CPU time what the programs do.
+// Other sandboxes on PATH (bwrap, srt, codex) are measured the same way
+// when present. -old PATH adds another agent-host binary (the one before
+// a change) to the same rounds.
 //
 // Usage: go run ./bench/sandbox -bin PATH/agent-host [-runs N]
 package main
@@ -24,6 +29,7 @@ type variant struct {
 func main() {
 	bin := flag.String("bin", "agent-host", "the agent-host binary")
 	runs := flag.Int("runs", 100, "rounds")
+	old := flag.String("old", "", "another agent-host binary to measure in the same rounds")
 	flag.Parse()
 	ws, err := os.MkdirTemp("", "bench-sandbox-")
 	if err != nil {
@@ -36,6 +42,11 @@ func main() {
 		{"agent-host exec --no-sandbox -- true", []string{*bin, "exec", "--no-sandbox", "--", "true"}},
 		{"agent-host exec -- true (sandboxed)", []string{*bin, "exec", "--", "true"}},
 	}
+	if *old != "" {
+		vs = append(vs,
+			variant{"old: agent-host exec --no-sandbox -- true", []string{*old, "exec", "--no-sandbox", "--", "true"}},
+			variant{"old: agent-host exec -- true (sandboxed)", []string{*old, "exec", "--", "true"}})
+	}
 	if p, err := exec.LookPath("bwrap"); err == nil {
 		vs = append(vs, variant{"bwrap (ro /, rw ws, unshare-all) bash -c true", []string{p, "--ro-bind", "/", "/", "--bind", ws, ws, "--dev", "/dev", "--unshare-all", "--die-with-parent", "bash", "-c", "true"}})
 	}
@@ -46,6 +57,7 @@ func main() {
 		vs = append(vs, variant{"codex sandbox (workspace-write) bash -c true", []string{p, "sandbox", "-c", `sandbox_mode="workspace-write"`, "--", "bash", "-c", "true"}})
 	}
 	res := make([][]time.Duration, len(vs))
+	cpu := make([][]time.Duration, len(vs))
 	for i := 0; i < *runs; i++ {
 		for k := range vs {
 			j := (i + k) % len(vs)
@@ -57,17 +69,24 @@ func main() {
 				os.Exit(1)
 			}
 			res[j] = append(res[j], time.Since(t0))
+			cpu[j] = append(cpu[j], c.ProcessState.UserTime()+c.ProcessState.SystemTime())
 		}
 	}
+	median := func(d []time.Duration) time.Duration {
+		sort.Slice(d, func(a, b int) bool { return d[a] < d[b] })
+		return d[len(d)/2]
+	}
 	med := make([]time.Duration, len(vs))
+	mcpu := make([]time.Duration, len(vs))
 	for j := range vs {
-		sort.Slice(res[j], func(a, b int) bool { return res[j][a] < res[j][b] })
-		med[j] = res[j][len(res[j])/2]
+		med[j], mcpu[j] = median(res[j]), median(cpu[j])
 	}
-	fmt.Printf("%d interleaved rounds, medians\n", *runs)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	fmt.Printf("%d interleaved rounds, medians                   wall              CPU (tree)\n", *runs)
 	for j, v := range vs {
-		fmt.Printf("%-48s %7.2f ms  %5.2fx bash\n", v.name, float64(med[j].Microseconds())/1000, float64(med[j])/float64(med[0]))
+		fmt.Printf("%-48s %7.2f ms %5.2fx   %7.2f ms %5.2fx\n", v.name, ms(med[j]), float64(med[j])/float64(med[0]),
+			ms(mcpu[j]), float64(mcpu[j])/float64(mcpu[0]))
 	}
-	fmt.Printf("sandbox cost: %+.2f ms over --no-sandbox (goal <= +10 ms); --no-sandbox %.2fx bash -c true (goal <= 2x)\n",
-		float64((med[2]-med[1]).Microseconds())/1000, float64(med[1])/float64(med[0]))
+	fmt.Printf("sandbox cost: %+.2f ms wall, %+.2f ms CPU over --no-sandbox (goal <= +10 ms); --no-sandbox %.2fx bash -c true wall, %.2fx CPU (goal <= 2x)\n",
+		ms(med[2]-med[1]), ms(mcpu[2]-mcpu[1]), float64(med[1])/float64(med[0]), float64(mcpu[1])/float64(mcpu[0]))
 }
