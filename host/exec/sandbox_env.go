@@ -9,10 +9,11 @@ import (
 // (DefaultScrubEnv and sb.ScrubEnv), except those named in sb.AllowEnv,
 // and the names it dropped.
 func (sb *Sandbox) scrubEnv(env []string) (kept, dropped []string) {
+	pats := compileEnvPatterns(DefaultScrubEnv, sb.ScrubEnv)
 	kept = env[:0:0]
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if sb.credentialName(name) || urlWithPassword(kv[len(name):]) && !sb.allowed(name) {
+		if sb.credentialName(name, pats) || urlWithPassword(kv[len(name):]) && !sb.allowed(name) {
 			dropped = append(dropped, name)
 			continue
 		}
@@ -53,17 +54,64 @@ func urlWithPassword(v string) bool {
 }
 
 // credentialName reports whether the variable name is not passed.
-func (sb *Sandbox) credentialName(name string) bool {
+func (sb *Sandbox) credentialName(name string, pats []envPattern) bool {
 	if sb.allowed(name) {
 		return false
 	}
 	up := strings.ToUpper(name)
-	for _, list := range [][]string{DefaultScrubEnv, sb.ScrubEnv} {
-		for _, pat := range list {
-			if ok, _ := path.Match(strings.ToUpper(pat), up); ok {
-				return true
-			}
+	for _, p := range pats {
+		if p.match(up) {
+			return true
 		}
 	}
 	return false
+}
+
+// envPattern is a scrub pattern, upper-cased, ready to match: the lists
+// are matched against every variable of every sandboxed command, and
+// path.Match with an upper-casing per pair was a twentieth of the
+// process's time in agent-host exec.
+type envPattern struct {
+	pat   string   // upper-cased
+	parts []string // split at '*' when '*' is its only metacharacter
+}
+
+func compileEnvPatterns(lists ...[]string) []envPattern {
+	var out []envPattern
+	for _, list := range lists {
+		for _, pat := range list {
+			p := envPattern{pat: strings.ToUpper(pat)}
+			if !strings.ContainsAny(p.pat, `?[\`) {
+				p.parts = strings.Split(p.pat, "*")
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// match is path.Match(p.pat, up), with a fast path for a pattern whose
+// only metacharacter is '*' and a name without '/' (which '*' would not
+// cross).
+func (p envPattern) match(up string) bool {
+	if p.parts == nil || strings.Contains(up, "/") {
+		ok, _ := path.Match(p.pat, up)
+		return ok
+	}
+	if len(p.parts) == 1 {
+		return up == p.pat
+	}
+	first, last := p.parts[0], p.parts[len(p.parts)-1]
+	if len(up) < len(first)+len(last) || !strings.HasPrefix(up, first) || !strings.HasSuffix(up, last) {
+		return false
+	}
+	mid := up[len(first) : len(up)-len(last)]
+	for _, part := range p.parts[1 : len(p.parts)-1] {
+		i := strings.Index(mid, part)
+		if i < 0 {
+			return false
+		}
+		mid = mid[i+len(part):]
+	}
+	return true
 }
