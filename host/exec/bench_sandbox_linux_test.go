@@ -9,34 +9,53 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // interleave runs a and b alternately (a first on even rounds, b first
 // on odd ones) so that both see the same load on a shared machine, and
-// reports the median of each, their difference and their ratio.
+// reports the median of each, their difference and their ratio, of the
+// wall time and of the CPU time (this process's and its waited-for
+// children's, the helper and the command: on a loaded machine the wall
+// time mostly measures the scheduler).
 func interleave(b *testing.B, nameA, nameB string, runA, runB func()) {
-	var da, db []time.Duration
+	var da, db, ca, cb []time.Duration
 	i := 0
-	timed := func(f func(), into *[]time.Duration) {
+	cpu := func() time.Duration {
+		var self, kids unix.Rusage
+		unix.Getrusage(unix.RUSAGE_SELF, &self)
+		unix.Getrusage(unix.RUSAGE_CHILDREN, &kids)
+		tv := func(t unix.Timeval) time.Duration { return time.Duration(t.Nano()) }
+		return tv(self.Utime) + tv(self.Stime) + tv(kids.Utime) + tv(kids.Stime)
+	}
+	timed := func(f func(), into, cpuInto *[]time.Duration) {
+		c0 := cpu()
 		t0 := time.Now()
 		f()
 		*into = append(*into, time.Since(t0))
+		*cpuInto = append(*cpuInto, cpu()-c0)
 	}
 	for b.Loop() {
 		if i%2 == 0 {
-			timed(runA, &da)
-			timed(runB, &db)
+			timed(runA, &da, &ca)
+			timed(runB, &db, &cb)
 		} else {
-			timed(runB, &db)
-			timed(runA, &da)
+			timed(runB, &db, &cb)
+			timed(runA, &da, &ca)
 		}
 		i++
 	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	ma, mb := median(da), median(db)
-	b.ReportMetric(float64(ma.Microseconds())/1000, nameA+"-ms")
-	b.ReportMetric(float64(mb.Microseconds())/1000, nameB+"-ms")
-	b.ReportMetric(float64((mb-ma).Microseconds())/1000, "extra-ms")
+	b.ReportMetric(ms(ma), nameA+"-ms")
+	b.ReportMetric(ms(mb), nameB+"-ms")
+	b.ReportMetric(ms(mb-ma), "extra-ms")
 	b.ReportMetric(float64(mb)/float64(ma), "ratio")
+	ma, mb = median(ca), median(cb)
+	b.ReportMetric(ms(ma), nameA+"-cpu-ms")
+	b.ReportMetric(ms(mb), nameB+"-cpu-ms")
+	b.ReportMetric(float64(mb)/float64(ma), "cpu-ratio")
 }
 
 // BenchmarkSandboxTrue: `true` through Exec, unsandboxed and sandboxed,
