@@ -54,7 +54,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		if !helperInstalled.Load() || exe == nil {
 			return nil, fmt.Errorf("%w: /proc/self/fd is missing and the sandbox helper is not installed (call exec.SandboxMain at the top of main)", ErrNoStartDir)
 		}
-		cfg := helper.Config{Path: cmd.Path, Args: cmd.Args, DirFD: 3, StatusFD: -1}
+		cfg := helper.Config{Path: cmd.Path, Args: cmd.Args, DirFD: 3, StatusFD: -1, LateFD: -1}
 		cmd.Path, cmd.Args, cmd.Dir = helperPath(*exe), cfg.Argv(), ""
 		cmd.ExtraFiles = []*os.File{s.dir}
 		cmd.Env = append(cmd.Env, helper.Env+"=1")
@@ -92,7 +92,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		return nil, fmt.Errorf("exec: sandbox temporary directory: %w", err)
 	}
 	cfg := helper.Config{
-		Confine: true, Path: cmd.Path, Args: cmd.Args, DirFD: -1,
+		Confine: true, Path: cmd.Path, Args: cmd.Args, DirFD: -1, StatusFD: -1, LateFD: -1,
 		DrainGrace: r.limits.DrainGrace,
 	}
 	var extra []*os.File

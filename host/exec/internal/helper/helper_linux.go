@@ -66,15 +66,10 @@ func run(argv []string) int {
 		err := syscall.Exec(cfg.Path, cfg.Args, os.Environ())
 		return fail("exec "+cfg.Path, err)
 	}
-	if cfg.LateFD >= 0 {
-		b, err := readAll(cfg.LateFD)
-		syscall.Close(cfg.LateFD)
-		if err == nil {
-			err = cfg.setLate(b)
-		}
-		if err != nil {
-			return fail("late instructions", err)
-		}
+	// A confined run starts nothing before the parent's go: no late
+	// pipe, no start.
+	if err := readLate(cfg); err != nil {
+		return fail("late instructions", err)
 	}
 	// Signals sent to the group reach the command directly; the helper
 	// (pid 1 of the namespace: the kernel drops what it does not handle)
@@ -163,6 +158,20 @@ func reapUntil(pid int) syscall.WaitStatus {
 			return ws
 		}
 	}
+}
+
+// readLate reads the late instructions (Config.LateFD) to their end and
+// applies them; it fails unless they end with the parent's go.
+func readLate(cfg *Config) error {
+	if cfg.LateFD < 0 {
+		return errNoGo
+	}
+	b, err := readAll(cfg.LateFD)
+	syscall.Close(cfg.LateFD)
+	if err != nil {
+		return err
+	}
+	return cfg.setLate(b)
 }
 
 // readAll reads fd to its end.
