@@ -52,3 +52,17 @@ func TestNestedInner(t *testing.T) {
 	}
 	fmt.Printf("inner: exit %d, stdout %s\nmissing: %v\n", out.ExitCode, strings.TrimSpace(out.Stdout), missing)
 }
+
+// TestHeldEnvNotBelievedOutside: the variable an outer run sets for its
+// command is ignored in a process that is not a sandboxed command (no
+// no_new_privs): set in an embedding program's environment, it would
+// otherwise skip the roots' lock and widen read grants there.
+func TestHeldEnvNotBelievedOutside(t *testing.T) {
+	if noNewPrivs() {
+		t.Skip("this test process already has no_new_privs (it runs inside a sandbox)")
+	}
+	t.Setenv(heldEnv, "1:2")
+	if believeHeldEnv() {
+		t.Fatalf("%s believed in a process without no_new_privs", heldEnv)
+	}
+}

@@ -170,9 +170,31 @@ func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.D
 // inside it as well, and runs outside it never see its environment.
 const heldEnv = "AGENTHOST_SANDBOX_HELD_ROOTS"
 
-// outerHolds is the set heldEnv names in this process's environment.
+// inOuterRun reports whether heldEnv is set and may be believed: only in
+// a process with no_new_privs set, as every sandboxed command has (the
+// helper sets it before it starts the command, and it is inherited and
+// cannot be unset). In any other process (an embedding program or a
+// user's shell that happens to carry the variable) it is ignored, so that
+// it can neither skip a root's lock nor widen a read grant there.
+var inOuterRun = sync.OnceValue(believeHeldEnv)
+
+func believeHeldEnv() bool {
+	return os.Getenv(heldEnv) != "" && noNewPrivs()
+}
+
+// noNewPrivs reports whether this process has no_new_privs set.
+func noNewPrivs() bool {
+	nnp, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
+	return err == nil && nnp == 1
+}
+
+// outerHolds is the set heldEnv names in this process's environment, or
+// none when inOuterRun says it is not to be believed.
 var outerHolds = sync.OnceValue(func() map[rootID]bool {
 	m := map[rootID]bool{}
+	if !inOuterRun() {
+		return m
+	}
 	for _, s := range strings.Split(os.Getenv(heldEnv), ",") {
 		d, i, ok := strings.Cut(s, ":")
 		dev, err1 := strconv.ParseUint(d, 10, 64)

@@ -137,7 +137,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		cfg.HandledFS, cfg.WriteMask = llHandledFS(abi)
 		cfg.DirRead, cfg.FileRead = llRead, llFileRead
 		cfg.FileWrite = llFileWrite(abi)
-		if os.Getenv(heldEnv) != "" {
+		if inOuterRun() {
 			// Inside another run: the grants may come out whole, which
 			// must be known (and reported) before the start.
 			var whole bool
