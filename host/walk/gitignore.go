@@ -28,7 +28,12 @@ type rule struct {
 	flags   uint8
 	line    int    // 1-based line number in its file
 	text    string // the line as written (after trimming), for diagnostics
+	// need, for a glob, is a run of literal bytes every matching text
+	// holds (see requiredLiteral): a text without it is refused before
+	// the glob engine runs. "" when there is none, or with case folding.
+	need string
 }
+
 
 // ruleSet is one ignore file compiled for one directory. Rules are tried
 // last to first and the first that matches decides; the maps find the
@@ -41,12 +46,18 @@ type ruleSet struct {
 	rules  []rule
 
 	byName map[string][]int32 // literal basename patterns ("node_modules", "Makefile/")
-	byExt  map[string][]int32 // "*.ext"-style patterns, keyed by what follows the last '.'
+	byExt  map[string][]int32 // basename globs ending in ".ext" ("*.ext"), keyed by what follows the last '.'
 	byPath map[string][]int32 // literal path patterns ("/build", "docs/out")
 	globs  []int32            // everything else, in file order
 
 	hasDirOnly bool // some rule ends in '/': the answer may depend on the type
 	needsPath  bool // some rule is matched against the path, not just the basename
+
+	// plain, set by tests, compiles every rule as written: no "**/name"
+	// rewritten to "name", no required-literal filter and no extension
+	// key for a glob that is not "*literal", so that the tests can hold
+	// these shortcuts to the plain matcher.
+	plain bool
 }
 
 // parseRules compiles the contents of an ignore file whose directory is
@@ -55,7 +66,11 @@ type ruleSet struct {
 // before it, blank lines and lines starting with '#' are skipped, a line is
 // cut at a NUL byte, and unescaped trailing spaces are trimmed.
 func parseRules(data []byte, source, base string, fold bool) *ruleSet {
-	rs := &ruleSet{source: source, base: base, fold: fold}
+	return parseRulesAs(&ruleSet{source: source, base: base, fold: fold}, data)
+}
+
+// parseRulesAs is parseRules into rs (empty, its fields set).
+func parseRulesAs(rs *ruleSet, data []byte) *ruleSet {
 	if len(data) > maxIgnoreFileSize {
 		return rs
 	}
@@ -131,6 +146,19 @@ func (rs *ruleSet) add(text string, lineno int) {
 		r.pattern = r.pattern[1:]
 		r.prefix--
 	}
+	if lit, ok := strings.CutPrefix(r.pattern, "**/"); ok && !rs.plain && r.flags&ruleNoDir == 0 &&
+		lit != "" && strings.IndexByte(lit, '/') < 0 && simpleLength(lit) == len(lit) {
+		// "**/name" matches name in every directory below the file's, as
+		// the pattern "name" does (gitignore(5) says as much): the leading
+		// "**/" spans zero or more whole directories and name holds no
+		// '/' or glob. Matched as a basename, it is one map lookup instead
+		// of a glob against every path.
+		r.pattern, r.prefix = lit, len(lit)
+		r.flags |= ruleNoDir
+	}
+	if !rs.plain && !rs.fold && r.prefix < len(r.pattern) && r.flags&ruleEndsWith == 0 {
+		r.need = requiredLiteral(r.pattern[r.prefix:])
+	}
 
 	idx := int32(len(rs.rules))
 	rs.rules = append(rs.rules, r)
@@ -150,13 +178,13 @@ func (rs *ruleSet) add(text string, lineno int) {
 		}
 		k := key(r.pattern)
 		rs.byName[k] = append(rs.byName[k], idx)
-	case r.flags&(ruleNoDir|ruleEndsWith) == ruleNoDir|ruleEndsWith && strings.Contains(r.pattern[1:], "."):
+	case r.flags&ruleNoDir != 0 && rs.extKey(&r) != "":
 		// A basename ending in ".tar.gz" has "gz" after its last dot, so the
 		// map can be keyed by what follows the pattern's last dot.
 		if rs.byExt == nil {
 			rs.byExt = map[string][]int32{}
 		}
-		k := key(r.pattern[strings.LastIndexByte(r.pattern, '.')+1:])
+		k := key(rs.extKey(&r)[1:])
 		rs.byExt[k] = append(rs.byExt[k], idx)
 	case r.flags&ruleNoDir == 0 && r.prefix == len(r.pattern):
 		if rs.byPath == nil {
@@ -171,6 +199,64 @@ func (rs *ruleSet) add(text string, lineno int) {
 			rs.needsPath = true
 		}
 	}
+}
+
+// extKey is, for a basename glob, the literal end of its pattern from its
+// last '.' on (".gz" for "*.tar.gz", ".txt" for "[a-c]*.txt"), or "" when
+// the pattern's literal end holds no '.': every name the glob matches
+// ends in that text, so what follows a matching name's last dot is what
+// follows the '.' here, and byExt can be keyed by it. The literal end is
+// what follows the last byte that is special to the glob engine (or ends
+// a bracket); nothing after it can match anything but itself.
+func (rs *ruleSet) extKey(r *rule) string {
+	p := r.pattern
+	if r.prefix == len(p) {
+		return "" // a literal name: byName
+	}
+	if r.flags&ruleEndsWith == 0 && rs.plain {
+		return ""
+	}
+	i := len(p)
+	for i > 0 && !isGlobSpecial(p[i-1]) && p[i-1] != ']' {
+		i--
+	}
+	tail := p[i:]
+	if d := strings.LastIndexByte(tail, '.'); d >= 0 {
+		return tail[d:]
+	}
+	return ""
+}
+
+// requiredLiteral is the longest run of literal bytes, none of them '/',
+// in glob pattern p before its first '[' or '\': every text p matches
+// holds it. A literal byte matches only itself (without case folding),
+// and '*', '?' and "**" only add bytes around the runs; a '/' is left out
+// because "**/" and "/**/" may match a shorter stretch than they spell,
+// and what follows a bracket or an escape is not scanned (where a bracket
+// ends is the engine's business). "" when there is no run of two bytes or
+// more (one byte filters too little to pay for the scan).
+func requiredLiteral(p string) string {
+	best, start := "", -1
+	for i := 0; i <= len(p); i++ {
+		end := i == len(p) || p[i] == '[' || p[i] == '\\'
+		if end || p[i] == '*' || p[i] == '?' || p[i] == '/' {
+			if start >= 0 && i-start > len(best) {
+				best = p[start:i]
+			}
+			start = -1
+			if end {
+				break
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if len(best) < 2 {
+		return ""
+	}
+	return best
 }
 
 // empty reports whether the set has no rules at all.
@@ -258,6 +344,9 @@ func matchBasename(r *rule, name string, fold bool) bool {
 		suf := p[1:]
 		return len(suf) <= len(name) && equalFold(suf, name[len(name)-len(suf):], fold)
 	}
+	if r.need != "" && !strings.Contains(name, r.need) {
+		return false
+	}
 	var flags uint8
 	if fold {
 		flags = wmCasefold
@@ -280,6 +369,9 @@ func matchPathname(r *rule, path string, fold bool) bool {
 		if p == "" && name == "" {
 			return true
 		}
+	}
+	if r.need != "" && !strings.Contains(name, r.need) {
+		return false
 	}
 	flags := wmPathname
 	if fold {

@@ -4,12 +4,12 @@
 // Usage:
 //
 //	ignorebench -repo DIR -write-paths FILE [-count 10000] [-seed 1]
-//	ignorebench -repo DIR -paths FILE [-n 11]
+//	ignorebench -repo DIR -paths FILE [-n 11] [-git-index=false] [-cpuprofile F]
 //
 // The first form samples paths under DIR (files, directories, and paths
 // that do not exist, relative to DIR) into FILE. The second checks that
-// IsPathIgnored agrees with "git check-ignore -v -n --no-index" on every
-// path, then times, each for n rounds: a warm IsPathIgnored pass over all
+// IsPathIgnored and Host.CheckIgnore agree with "git check-ignore -v -n
+// --no-index" on every path, then times, each for n rounds: a warm IsPathIgnored pass over all
 // paths in this process (after one untimed pass), a cold pass on a fresh
 // Host, and "git check-ignore --stdin" as a whole process fed the same
 // paths (its output to a regular file, so git buffers it). It prints the
@@ -45,7 +45,9 @@ func main() {
 	count := flag.Int("count", 10000, "paths to sample")
 	seed := flag.Uint64("seed", 1, "sampling seed")
 	rounds := flag.Int("n", 11, "timed rounds")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the warm passes to this file")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of extra warm passes (after the timed rounds) to this file")
+	profPasses := flag.Int("profile-passes", 50, "warm passes profiled by -cpuprofile, IsPathIgnored and CheckIgnore each")
+	gitIndex := flag.Bool("git-index", true, "also time git check-ignore with its index (slow: seconds per round on a big index)")
 	flag.Parse()
 	if *repo == "" || (*pathsFile == "") == (*write == "") {
 		fmt.Fprintln(os.Stderr, "usage: ignorebench -repo DIR (-paths FILE | -write-paths FILE)")
@@ -80,6 +82,20 @@ func main() {
 		}
 	}
 	fmt.Printf("%d paths, %d ignored, %d disagreements with git check-ignore\n", len(paths), ignored, mismatches)
+	// The batch form must give the same answers.
+	res, err := h.CheckIgnore(ctx, "", paths, host.CheckIgnoreOptions{VerdictOnly: true})
+	check(err)
+	bad := 0
+	for i, r := range res {
+		check(r.Err)
+		if r.Ignored != want[paths[i]] {
+			bad++
+			if bad <= 10 {
+				fmt.Printf("MISMATCH %q: CheckIgnore %v, git %v\n", paths[i], r.Ignored, want[paths[i]])
+			}
+		}
+	}
+	fmt.Printf("CheckIgnore: %d disagreements with git check-ignore\n", bad)
 
 	// For the breakdown: package walk on its own (the paths joined to the
 	// canonical root, as the Host's resolution gives them here), and the
@@ -120,7 +136,9 @@ func main() {
 	for r := 0; r < *rounds; r++ {
 		// git, as a process, with all paths on stdin: with its index (the
 		// default) and without.
-		gitT = append(gitT, runGit("check-ignore", "--stdin"))
+		if *gitIndex {
+			gitT = append(gitT, runGit("check-ignore", "--stdin"))
+		}
 		gitNoIndexT = append(gitNoIndexT, runGit("check-ignore", "--stdin", "--no-index"))
 
 		// A fresh Host: the first pass reads and compiles everything.
@@ -134,19 +152,11 @@ func main() {
 		h2.Close()
 
 		// The long-lived Host: warm.
-		if *cpuprofile != "" {
-			f, err := os.Create(*cpuprofile)
-			check(err)
-			check(pprof.StartCPUProfile(f))
-		}
 		start = time.Now()
 		for _, p := range paths {
 			_, _ = h.IsPathIgnored(ctx, "", p)
 		}
 		warm = append(warm, time.Since(start))
-		if *cpuprofile != "" {
-			pprof.StopCPUProfile()
-		}
 
 		// The batch form, warm: every path in one Host.CheckIgnore.
 		start = time.Now()
@@ -165,8 +175,26 @@ func main() {
 		}
 		jailT = append(jailT, time.Since(start))
 	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		check(err)
+		check(pprof.StartCPUProfile(f))
+		for range *profPasses {
+			for _, p := range paths {
+				_, _ = h.IsPathIgnored(ctx, "", p)
+			}
+			_, _ = h.CheckIgnore(ctx, "", paths, host.CheckIgnoreOptions{VerdictOnly: true})
+		}
+		pprof.StopCPUProfile()
+		check(f.Close())
+	}
 	n := float64(len(paths))
-	per := func(d []time.Duration) float64 { return float64(median(d)) / n }
+	per := func(d []time.Duration) float64 {
+		if len(d) == 0 {
+			return 0
+		}
+		return float64(median(d)) / n
+	}
 	fmt.Printf("IsPathIgnored warm : %8.0f ns/path (median of %d passes)\n", per(warm), *rounds)
 	fmt.Printf("IsPathIgnored cold : %8.0f ns/path (fresh Host each pass)\n", per(cold))
 	fmt.Printf("git check-ignore   : %8.0f ns/path (whole process / %d paths)\n", per(gitT), len(paths))
