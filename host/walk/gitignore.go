@@ -34,7 +34,6 @@ type rule struct {
 	need string
 }
 
-
 // ruleSet is one ignore file compiled for one directory. Rules are tried
 // last to first and the first that matches decides; the maps find the
 // candidates for literal names, extensions and literal paths without trying

@@ -102,6 +102,6 @@ func FuzzRuleShortcuts(f *testing.F) {
 		if len(pattern) > 64 || len(path) > 64 || strings.ContainsAny(pattern, "\n\r\x00") || strings.Contains(path, "\x00") {
 			return
 		}
-			matchBothWays(t, pattern, path)
+		matchBothWays(t, pattern, path)
 	})
 }
