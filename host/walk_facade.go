@@ -228,14 +228,8 @@ func (h *Host) IsPathIgnored(ctx context.Context, cwd, path string) (bool, error
 	// spells); anything else is resolved through the jail below.
 	if cwd == "" {
 		plain := strings.TrimRight(path, "/")
-		if abs, top, ok := h.jail.Plain(plain); ok {
-			if plain != path {
-				abs += "/"
-			}
-			if err := ctx.Err(); err != nil {
-				return false, err
-			}
-			if ignored, ok, err := h.walkState().IsIgnoredIfReal(ctx, top, abs); ok || err != nil {
+		if top, rel, ok := h.jail.PlainRel(plain); ok {
+			if ignored, ok, err := h.walkState().IsIgnoredIfRealRel(ctx, top, rel, plain != path); ok || err != nil {
 				return ignored, err
 			}
 		}
@@ -268,12 +262,9 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 		}
 		if cwd == "" {
 			plain := strings.TrimRight(p, "/")
-			if abs, top, ok := h.jail.Plain(plain); ok {
-				if plain != p {
-					abs += "/"
-				}
-				if m, ok, err := bt.CheckIfReal(ctx, top, abs); ok || err != nil {
-					res[i] = IgnoreResult{IgnoreMatch: m, Path: strings.TrimSuffix(abs, "/"), Err: err}
+			if top, rel, ok := h.jail.PlainRel(plain); ok {
+				if m, ok, err := bt.CheckIfRealRel(ctx, top, rel, plain != p); ok || err != nil {
+					res[i] = IgnoreResult{IgnoreMatch: m, Path: joinRoot(top, rel), Err: err}
 					continue
 				}
 			}
@@ -351,6 +342,14 @@ func (h *Host) resolveShared(ctx context.Context, cwd, path string, parents map[
 		return "/" + name, nil
 	}
 	return resolved + "/" + name, nil
+}
+
+// joinRoot is the absolute path of rel (clean, relative) below root.
+func joinRoot(root, rel string) string {
+	if root == "/" {
+		return "/" + rel
+	}
+	return root + "/" + rel
 }
 
 // maxNameLen is the longest name one component may have (NAME_MAX): a

@@ -265,22 +265,51 @@ func (ix *gitIndex) covers(rel string) bool {
 		ix.coverOnce.Do(ix.buildCoverSet)
 	}
 	names := ix.names
-	i, found := slices.BinarySearch(names, rel)
-	if found {
+	i := searchNames(names, rel)
+	if i < len(names) && names[i] == rel {
 		return true
 	}
-	// The first name not below rel+"/" in order, compared without
-	// building rel+"/": a name n sorts before rel+"/" exactly when
-	// n < rel, or n starts with rel and its next byte is below '/'
+	// The first name not below rel+"/" in order, found without building
+	// rel+"/" (and by hand, so that rel does not escape: a caller may
+	// pass a string on its stack): a name n sorts before rel+"/" exactly
+	// when n < rel, or n starts with rel and its next byte is below '/'
 	// (or it is rel itself, excluded here).
 	rest := names[i:]
-	j, _ := slices.BinarySearchFunc(rest, rel, func(n, rel string) int {
+	lo, hi := 0, len(rest)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		n := rest[m]
+		var c int
 		if len(n) > len(rel) && n[:len(rel)] == rel {
-			return cmpByte(n[len(rel)], '/')
+			c = cmpByte(n[len(rel)], '/')
+		} else if n < rel {
+			c = -1
+		} else if n > rel {
+			c = 1
 		}
-		return strings.Compare(n, rel)
-	})
+		if c < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	j := lo
 	return j < len(rest) && len(rest[j]) > len(rel) && rest[j][len(rel)] == '/' && rest[j][:len(rel)] == rel
+}
+
+// searchNames is slices.BinarySearch's index for rel in sorted, written
+// out so that rel does not escape.
+func searchNames(sorted []string, rel string) int {
+	lo, hi := 0, len(sorted)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if sorted[m] < rel {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // cmpByte is cmp.Compare for bytes, 0 for equal.

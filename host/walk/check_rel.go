@@ -1,0 +1,154 @@
+package walk
+
+import (
+	"context"
+	"os"
+	"strings"
+	"unsafe"
+)
+
+// This file is the warm path of IsIgnoredIfReal for a caller that holds
+// the path as a root and a path relative to it (the Host, from
+// jail.PlainRel): the directory's memo is found by a key built in a
+// buffer on the stack, the path relative to the repository likewise, and
+// nothing is allocated. Whatever it cannot answer that way it hands to
+// judge with the path joined, which answers as IsIgnoredIfReal does.
+
+// keyBufSize is the stack buffer for the keys of one question; a longer
+// path still works (append moves it to the heap for that call).
+const keyBufSize = 256
+
+// IsIgnoredIfRealRel is IsIgnoredIfReal for the path top+"/"+rel, given
+// apart: top absolute and clean, rel relative to it, clean and not empty
+// (no leading or trailing '/', no "." or ".." component), and dir true
+// for a path written with a trailing '/'. Its answers are exactly
+// IsIgnoredIfReal's; it only spares building the path.
+func (c *Cache) IsIgnoredIfRealRel(ctx context.Context, top, rel string, dir bool) (ignored, ok bool, err error) {
+	var real bool
+	m, err := c.judgeRel(ctx, top, rel, dir, CheckOptions{}, &batch{real: &real, noRule: true, verdict: true})
+	return m.Ignored, real, err
+}
+
+// CheckIfRealRel is CheckIfReal for the path top+"/"+rel given apart, as
+// Cache.IsIgnoredIfRealRel takes it.
+func (b *Batch) CheckIfRealRel(ctx context.Context, top, rel string, dir bool) (Match, bool, error) {
+	b.vouch = false
+	b.b.real = &b.vouch
+	m, err := b.c.judgeRel(ctx, top, rel, dir, b.opts, &b.b)
+	b.b.real = nil
+	return m, b.vouch, err
+}
+
+// joinTop is top+"/"+rel ("/"+rel for the root).
+func joinTop(top, rel string) string {
+	if top == "/" {
+		return "/" + rel
+	}
+	return top + "/" + rel
+}
+
+// appendTop appends top+"/"+rel (rel "" leaves top) to dst.
+func appendTop(dst []byte, top, rel string) []byte {
+	dst = append(dst, top...)
+	if rel == "" {
+		return dst
+	}
+	if top != "/" {
+		dst = append(dst, '/')
+	}
+	return append(dst, rel...)
+}
+
+// judgeRel answers for top+"/"+rel with requireReal, as judge does; b.real
+// is set when the watches vouch.
+func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts CheckOptions, b *batch) (Match, error) {
+	if err := ctx.Err(); err != nil {
+		return Match{}, err
+	}
+	if top == "" || rel == "" {
+		return Match{}, nil
+	}
+	slow := func() (Match, error) {
+		path := joinTop(top, rel)
+		if dir {
+			path += "/"
+		}
+		m, _, err := c.judge(ctx, top, path, opts, true, b)
+		return m, err
+	}
+	if dir || !b.verdict || os.PathSeparator != '/' {
+		return slow() // "dir/" and the rules named: judge's way
+	}
+	dirRel, name := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dirRel, name = rel[:i], rel[i+1:]
+	}
+	var kb [keyBufSize]byte
+	key := appendTop(kb[:0], top, dirRel)
+
+	c.mu.Lock()
+	if !b.synced {
+		b.now = c.now()
+		c.sync(true)
+		b.synced = true
+	}
+	if !c.watching() {
+		c.mu.Unlock()
+		return Match{}, nil
+	}
+	// The memo of the parent directory, vouched for at this gen by a
+	// judge that walked the watches from top down to it (see judge).
+	ps := c.dirs[unsafe.String(unsafe.SliceData(key), len(key))]
+	if ps == nil || ps.realGen != c.gen+1 || !c.trusted(ps.checked, ps.wgen, ps.watched, b.now) {
+		c.mu.Unlock()
+		return slow()
+	}
+	*b.real = true
+	x := ps.ctx
+	var ix *gitIndex
+	if x.repo != nil && !opts.NoIndex {
+		ix = c.indexFor(x.repo, b.now)
+	}
+	c.mu.Unlock()
+	if x.repo == nil {
+		return Match{}, nil // outside every repository
+	}
+	var ixErr error
+	if ix != nil && ix.err != nil {
+		ixErr, ix = ix.err, nil
+	}
+	var rb [keyBufSize]byte
+	rb2 := append(append(rb[:0], x.rel...), name...)
+	relRepo := unsafe.String(unsafe.SliceData(rb2), len(rb2))
+	if ps.deepest > len(top) {
+		// A directory between top and the path is ignored.
+		if ix.covers(relRepo) {
+			return Match{Tracked: true}, ixErr
+		}
+		return Match{Ignored: true}, ixErr
+	}
+	if err := ctx.Err(); err != nil {
+		return Match{}, err
+	}
+	rf, i, rd, j := x.decideBoth(relRepo, name)
+	if rf == nil && rd == nil {
+		return Match{}, ixErr
+	}
+	if ix.covers(relRepo) {
+		return Match{Tracked: true}, ixErr
+	}
+	asFile := rf != nil && rf.rules[i].flags&ruleNegative == 0
+	asDir := rd != nil && rd.rules[j].flags&ruleNegative == 0
+	if asFile != asDir || (rf == nil) != (rd == nil) {
+		// Only a rule ending in '/' tells the two apart: look at the path
+		// (a copy: what the look may keep must not be the stack buffer).
+		path := joinTop(top, rel)
+		c.mu.Lock()
+		isDir := c.isDir(path)
+		c.mu.Unlock()
+		if isDir {
+			return Match{Ignored: asDir}, ixErr
+		}
+	}
+	return Match{Ignored: asFile}, ixErr
+}

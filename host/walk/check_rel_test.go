@@ -1,0 +1,128 @@
+//go:build linux
+
+package walk
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkRelTree is a repository with the cases the warm path takes apart:
+// rules by name, extension, path and glob, directory-only rules and their
+// negations, an ignored directory with a tracked file below it, a nested
+// .gitignore, and paths that do not exist.
+func checkRelTree(t *testing.T) (*gitEnv, []string) {
+	e := newGitEnv(t, false)
+	files := map[string]string{
+		".gitignore":                "*.log\n!keep.log\n/dist/\nbuild/\n**/cache/\n[a-c]*.txt\ndocs/**/*.md\n*.o\n",
+		"src/.gitignore":            "gen/\n!gen/keep/\n*.tmp\n",
+		"src/a.go":                  "",
+		"src/x.log":                 "",
+		"src/keep.log":              "",
+		"src/b.txt":                 "",
+		"src/d.txt":                 "",
+		"src/gen/out.go":            "",
+		"src/gen/keep/k.go":         "",
+		"src/build/f":               "",
+		"src/build2":                "",
+		"src/cache/c":               "",
+		"src/deep/er/cache/z":       "",
+		"docs/a/b/c.md":             "",
+		"docs/a/b/c.txt":            "",
+		"dist/tracked.go":           "",
+		"dist/untracked.go":         "",
+		"obj/x.o":                   "",
+		"obj/build":                 "",
+		"src/gen/keep/deeper/f.tmp": "",
+	}
+	for p, data := range files {
+		full := filepath.Join(e.repo, p)
+		must(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		must(t, os.WriteFile(full, []byte(data), 0o644))
+	}
+	e.git(e.repo, "add", "-f", "dist/tracked.go", "src/a.go", "src/x.log")
+	var paths []string
+	for p := range files {
+		paths = append(paths, p)
+		for d := filepath.Dir(p); d != "."; d = filepath.Dir(d) {
+			paths = append(paths, d, d+"/", d+"/missing.log", d+"/missing.go", d+"/build")
+		}
+	}
+	paths = append(paths, "nope/x.log", "nope/deeper/y.go", "src/nope/cache/x", "x.log", "top.go")
+	return e, paths
+}
+
+// The warm path (IsIgnoredIfRealRel, Batch.CheckIfRealRel) must answer
+// exactly as the resolved path (IsIgnored, Check) does, and answer warm.
+func TestIfRealRelAgrees(t *testing.T) {
+	e, paths := checkRelTree(t)
+	c := e.cache()
+	defer c.Close()
+	ctx := context.Background()
+	top := e.repo
+	for round := range 3 {
+		for _, p := range paths {
+			dir := strings.HasSuffix(p, "/")
+			rel := strings.TrimSuffix(p, "/")
+			abs := filepath.Join(top, rel)
+			if dir {
+				abs += "/"
+			}
+			want, err := c.IsIgnored(ctx, top, abs)
+			must(t, err)
+			got, ok, err := c.IsIgnoredIfRealRel(ctx, top, rel, dir)
+			must(t, err)
+			if ok && got != want {
+				t.Errorf("round %d: IsIgnoredIfRealRel(%q) = %v, IsIgnored %v", round, p, got, want)
+			}
+			if g2, ok2, err := c.IsIgnoredIfReal(ctx, top, abs); err != nil || ok2 != ok || ok && g2 != got {
+				t.Errorf("round %d: IsIgnoredIfReal(%q) = %v, %v, %v; the Rel form %v, %v", round, p, g2, ok2, err, got, ok)
+			}
+			if round > 0 && !ok && !strings.Contains(p, "missing") && !strings.Contains(p, "nope") {
+				t.Errorf("round %d: %q is not answered warm", round, p)
+			}
+			for _, opts := range []CheckOptions{{}, {VerdictOnly: true}, {NoIndex: true, VerdictOnly: true}} {
+				wantM, err := c.Check(ctx, top, []string{abs}, opts)
+				must(t, err)
+				b := c.NewBatch(opts)
+				m, ok, err := b.CheckIfRealRel(ctx, top, rel, dir)
+				must(t, err)
+				if ok && !sameMatch(m, wantM[0]) {
+					t.Errorf("round %d: CheckIfRealRel(%q, %+v) = %+v, Check %+v", round, p, opts, m, wantM[0])
+				}
+			}
+		}
+	}
+}
+
+func sameMatch(a, b Match) bool {
+	if a.Ignored != b.Ignored || a.Tracked != b.Tracked || (a.Rule == nil) != (b.Rule == nil) {
+		return false
+	}
+	return a.Rule == nil || *a.Rule == *b.Rule
+}
+
+// A warm question about a file allocates nothing.
+func TestIfRealRelAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under -race")
+	}
+	e, _ := checkRelTree(t)
+	c := e.cache()
+	defer c.Close()
+	ctx := context.Background()
+	for _, rel := range []string{"src/x.log", "src/a.go", "src/gen/out.go", "docs/a/b/c.md", "src/missing.go"} {
+		if _, err := c.IsIgnored(ctx, e.repo, filepath.Join(e.repo, rel)); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, _ := c.IsIgnoredIfRealRel(ctx, e.repo, rel, false); !ok {
+			t.Fatalf("%s: not answered warm", rel)
+		}
+		if n := testing.AllocsPerRun(50, func() { _, _, _ = c.IsIgnoredIfRealRel(ctx, e.repo, rel, false) }); n != 0 {
+			t.Errorf("%s: %v allocations per warm question", rel, n)
+		}
+	}
+}
