@@ -519,18 +519,20 @@ func parentDir(p string) string {
 // cleanRel reports whether rel is a plain relative path: no empty, "." or
 // ".." component, no leading or trailing slash.
 func cleanRel(rel string) bool {
-	if rel == "" || rel[0] == '/' || rel[len(rel)-1] == '/' {
-		return false
-	}
-	start := 0
-	for i := 0; i <= len(rel); i++ {
-		if i == len(rel) || rel[i] == '/' {
-			c := rel[start:i]
-			if c == "" || c == "." || c == ".." {
-				return false
-			}
-			start = i + 1
+	// One component at a time, jumping to each '/' (IndexByte scans
+	// many bytes at once): this runs on every plain path.
+	for {
+		i := strings.IndexByte(rel, '/')
+		c := rel
+		if i >= 0 {
+			c = rel[:i]
 		}
+		if c == "" || c[0] == '.' && (len(c) == 1 || len(c) == 2 && c[1] == '.') {
+			return false
+		}
+		if i < 0 {
+			return true
+		}
+		rel = rel[i+1:]
 	}
-	return true
 }

@@ -408,6 +408,7 @@ type dirCtx struct {
 type ignoreNode struct {
 	parent *ignoreNode
 	rules  *ruleSet
+	flat   flatChain // the chain from here up merged, for IsIgnored (flat.go)
 }
 
 // noRepo is the context outside every repository.
@@ -486,6 +487,15 @@ func (x *dirCtx) decideBoth(relPath, name string) (rf *ruleSet, i int, rd *ruleS
 	if x.repo == nil {
 		return
 	}
+	if f := x.flatFor(); f != nil {
+		return f.decideBoth(relPath, name)
+	}
+	return x.decideLevels(relPath, name)
+}
+
+// decideLevels is decideBoth one rule set at a time.
+func (x *dirCtx) decideLevels(relPath, name string) (rf *ruleSet, i int, rd *ruleSet, j int) {
+	i, j = -1, -1
 	try := func(rs *ruleSet, path string) bool {
 		if !rs.hasDirOnly {
 			if k := rs.match(path, name, false); k >= 0 {

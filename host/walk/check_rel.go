@@ -117,9 +117,15 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	if ix != nil && ix.err != nil {
 		ixErr, ix = ix.err, nil
 	}
-	var rb [keyBufSize]byte
-	rb2 := append(append(rb[:0], x.rel...), name...)
-	relRepo := unsafe.String(unsafe.SliceData(rb2), len(rb2))
+	// The path relative to the repository: rel itself when top is the
+	// repository's root (x.rel is then rel's directory part and a '/'),
+	// else built on the stack.
+	relRepo := rel
+	if x.repo.root != top || len(x.rel) != len(rel)-len(name) {
+		var rb [keyBufSize]byte
+		b := append(append(rb[:0], x.rel...), name...)
+		relRepo = unsafe.String(unsafe.SliceData(b), len(b))
+	}
 	if ps.deepest > len(top) {
 		// A directory between top and the path is ignored.
 		if ix.covers(relRepo) {

@@ -32,7 +32,19 @@ type rule struct {
 	// holds (see requiredLiteral): a text without it is refused before
 	// the glob engine runs. "" when there is none, or with case folding.
 	need string
+	kind ruleKind // which of its ruleSet's lists holds it
 }
+
+// ruleKind says how a rule is found: by a map keyed by the name, by the
+// extension (then matched), by the path, or tried as a glob.
+type ruleKind uint8
+
+const (
+	kindName ruleKind = iota
+	kindExt
+	kindPath
+	kindGlob
+)
 
 // ruleSet is one ignore file compiled for one directory. Rules are tried
 // last to first and the first that matches decides; the maps find the
@@ -177,6 +189,7 @@ func (rs *ruleSet) add(text string, lineno int) {
 		}
 		k := key(r.pattern)
 		rs.byName[k] = append(rs.byName[k], idx)
+		rs.rules[idx].kind = kindName
 	case r.flags&ruleNoDir != 0 && rs.extKey(&r) != "":
 		// A basename ending in ".tar.gz" has "gz" after its last dot, so the
 		// map can be keyed by what follows the pattern's last dot.
@@ -185,15 +198,18 @@ func (rs *ruleSet) add(text string, lineno int) {
 		}
 		k := key(rs.extKey(&r)[1:])
 		rs.byExt[k] = append(rs.byExt[k], idx)
+		rs.rules[idx].kind = kindExt
 	case r.flags&ruleNoDir == 0 && r.prefix == len(r.pattern):
 		if rs.byPath == nil {
 			rs.byPath = map[string][]int32{}
 		}
 		k := key(r.pattern)
 		rs.byPath[k] = append(rs.byPath[k], idx)
+		rs.rules[idx].kind = kindPath
 		rs.needsPath = true
 	default:
 		rs.globs = append(rs.globs, idx)
+		rs.rules[idx].kind = kindGlob
 		if r.flags&ruleNoDir == 0 {
 			rs.needsPath = true
 		}

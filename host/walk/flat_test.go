@@ -1,0 +1,76 @@
+package walk
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The merged matcher must pick the very rule decideLevels picks, for a
+// file and for a directory, on chains of several files with every kind
+// of rule, info/exclude and a global file, with and without case folding.
+func TestFlatRulesAgree(t *testing.T) {
+	files := []string{
+		"*.log\n!keep.log\n/dist/\nbuild/\n**/cache/\n[a-c]*.txt\ndocs/**/*.md\n*.o\n",
+		"gen/\n!gen/keep/\n*.tmp\nx/y\n!*.o\n/a/b\nCache\n",
+		"!build/\n*.py[co]\n**/tmp/**\nd*.txt\n!a.log\nsub/x.log\n",
+		strings.Join(shortcutPatterns, "\n"),
+	}
+	var paths []string
+	for _, p := range shortcutPaths {
+		if p != "" && !strings.HasSuffix(p, "/") {
+			paths = append(paths, p)
+		}
+	}
+	paths = append(paths, "keep.log", "a.log", "dist", "build", "gen/keep", "x/y", "a/b", "sub/x.log",
+		"KEEP.LOG", "Build", "CACHE", "gen", "d.txt", "e.txt", "m.pyc", "z/tmp/q", "docs/r.md")
+	for _, fold := range []bool{false, true} {
+		for depth := 1; depth <= len(files); depth++ {
+			for _, global := range []bool{false, true} {
+				r := &repoInfo{fold: fold, exclude: parseRules([]byte("*.ex\n!keep.ex\nexcl/\n"), "exclude", "", fold)}
+				if global {
+					r.global = parseRules([]byte("*.gl\n**/glob/\n*.log\n"), "global", "", fold)
+				}
+				x := &dirCtx{repo: r}
+				bases := []string{"", "sub/", "sub/deep/", "sub/deep/er/"}
+				for d := 0; d < depth; d++ {
+					x = &dirCtx{repo: r, chain: &ignoreNode{parent: x.chain, rules: parseRules([]byte(files[d]), fmt.Sprint(d), bases[d], fold)}, rel: bases[d]}
+				}
+				f := mergeRules(x)
+				for _, p := range paths {
+					for _, ext := range []string{"", ".ex", ".gl"} {
+						rel := x.rel + p + ext
+						name := rel[strings.LastIndexByte(rel, '/')+1:]
+						a, i, b, j := x.decideLevels(rel, name)
+						c, k, d, l := f.decideBoth(rel, name)
+						if a != c || i != k || b != d || j != l {
+							t.Errorf("fold %v depth %d global %v: %q: merged picks %s:%d / %s:%d, levels %s:%d / %s:%d",
+								fold, depth, global, rel, src(c), k, src(d), l, src(a), i, src(b), j)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func src(rs *ruleSet) string {
+	if rs == nil {
+		return "-"
+	}
+	return rs.source
+}
+
+// A chain is merged once it has been asked flatAfter times, and not before.
+func TestFlatRulesAfter(t *testing.T) {
+	r := &repoInfo{}
+	x := &dirCtx{repo: r, chain: &ignoreNode{rules: parseRules([]byte("*.log\n"), "g", "", false)}}
+	for n := 1; n < flatAfter; n++ {
+		if x.flatFor() != nil {
+			t.Fatalf("merged after %d questions", n)
+		}
+	}
+	if x.flatFor() == nil || x.flatFor() != x.flatFor() {
+		t.Fatal("not merged (once) after flatAfter questions")
+	}
+}
