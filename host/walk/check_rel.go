@@ -76,11 +76,15 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		m, _, err := c.judge(ctx, top, path, opts, true, b)
 		return m, err
 	}
-	if dir || !b.verdict || os.PathSeparator != '/' {
-		return slow() // "dir/" and the rules named: judge's way
+	if !b.verdict || os.PathSeparator != '/' {
+		return slow() // the rules named: judge's way
 	}
 	dirRel, name := "", rel
-	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+	if dir {
+		// As judge does for "dir/": the directory's own state, and "dir/"
+		// (an empty name) matched against the rules in force inside it.
+		dirRel, name = rel, ""
+	} else if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		dirRel, name = rel[:i], rel[i+1:]
 	}
 	var kb [keyBufSize]byte
@@ -103,8 +107,16 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		c.mu.Unlock()
 		return slow()
 	}
-	*b.real = true
 	x := ps.ctx
+	if dir && (x.repo == nil || x.rel == "") {
+		// A repository's root, or no repository: judge, which asks the
+		// parent's repository.
+		c.mu.Unlock()
+		return slow()
+	}
+	// For "dir/", the repository holding dir (it is not that
+	// repository's root) is the one holding its parent: x.repo judges.
+	*b.real = true
 	var ix *gitIndex
 	if x.repo != nil && !opts.NoIndex {
 		ix = c.indexFor(x.repo, b.now)
@@ -121,7 +133,9 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	// repository's root (x.rel is then rel's directory part and a '/'),
 	// else built on the stack.
 	relRepo := rel
-	if x.repo.root != top || len(x.rel) != len(rel)-len(name) {
+	if dir {
+		relRepo = x.rel // "dir/"
+	} else if x.repo.root != top || len(x.rel) != len(rel)-len(name) {
 		var rb [keyBufSize]byte
 		b := append(append(rb[:0], x.rel...), name...)
 		relRepo = unsafe.String(unsafe.SliceData(b), len(b))

@@ -114,15 +114,21 @@ func TestIfRealRelAllocs(t *testing.T) {
 	c := e.cache()
 	defer c.Close()
 	ctx := context.Background()
-	for _, rel := range []string{"src/x.log", "src/a.go", "src/gen/out.go", "docs/a/b/c.md", "src/missing.go"} {
-		if _, err := c.IsIgnored(ctx, e.repo, filepath.Join(e.repo, rel)); err != nil {
+	for _, rel := range []string{"src/x.log", "src/a.go", "src/gen/out.go", "docs/a/b/c.md", "src/missing.go", "src/gen/", "docs/a/"} {
+		dir := strings.HasSuffix(rel, "/")
+		abs := filepath.Join(e.repo, rel)
+		if dir {
+			abs += "/"
+		}
+		rel = strings.TrimSuffix(rel, "/")
+		if _, err := c.IsIgnored(ctx, e.repo, abs); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok, _ := c.IsIgnoredIfRealRel(ctx, e.repo, rel, false); !ok {
+		if _, ok, _ := c.IsIgnoredIfRealRel(ctx, e.repo, rel, dir); !ok {
 			t.Fatalf("%s: not answered warm", rel)
 		}
-		if n := testing.AllocsPerRun(50, func() { _, _, _ = c.IsIgnoredIfRealRel(ctx, e.repo, rel, false) }); n != 0 {
-			t.Errorf("%s: %v allocations per warm question", rel, n)
+		if n := testing.AllocsPerRun(50, func() { _, _, _ = c.IsIgnoredIfRealRel(ctx, e.repo, rel, dir) }); n != 0 {
+			t.Errorf("%s (dir %v): %v allocations per warm question", rel, dir, n)
 		}
 	}
 }
