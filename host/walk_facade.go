@@ -315,20 +315,14 @@ func (h *Host) resolveShared(ctx context.Context, cwd, path string, parents map[
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		err := h.jail.Do(cwd, dir, true, func(l *jail.Location) error {
-			// Only a directory: "file/x" must fail as it does alone.
-			fi, err := l.Dir.Lstat(l.Name)
-			if err != nil {
-				return err
-			}
-			if !fi.IsDir() {
-				return syscall.ENOTDIR
-			}
-			resolved = l.Path
-			return nil
-		})
-		if err != nil {
-			resolved = ""
+		// Opened as a directory (links followed inside the roots): only a
+		// directory resolves, so "file/x" fails as it does alone. With no
+		// link on the way this is one openat2. A directory that cannot be
+		// opened (no read permission) is left to resolveNoFollow.
+		f, canon, err := h.jail.OpenFile(cwd, dir, os.O_RDONLY|jail.O_DIRECTORY, 0)
+		if err == nil {
+			resolved = canon
+			f.Close()
 		}
 		parents[dir] = resolved
 	}

@@ -590,12 +590,12 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 	gen := c.gen
 	pctx, pdeep := noRepo, -1
 	watched := true
-	parent := filepath.Dir(dir)
+	parent, name := splitClean(dir) // dir is clean: no filepath.Clean on the way
 	if parent != dir {
 		ps := c.dirStateFor(parent, now)
 		pctx, pdeep, watched = ps.ctx, ps.deepest, ps.watched
 	}
-	gitF := c.file(filepath.Join(dir, ".git"), false, true).load(c, now)
+	gitF := c.file(joinClean(dir, ".git"), false, true).load(c, now)
 	watched = watched && gitF.watched
 	var repo *repoInfo
 	if gitF.key.exists {
@@ -607,7 +607,7 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 	}
 	var ignF *cachedFile
 	if repo != nil || pctx.repo != nil {
-		ignF = c.file(filepath.Join(dir, ".gitignore"), false, false).load(c, now)
+		ignF = c.file(joinClean(dir, ".gitignore"), false, false).load(c, now)
 		watched = watched && ignF.watched
 	}
 	if st != nil && st.parentCtx == pctx && st.repo == repo && st.gitGen == gitF.gen &&
@@ -615,7 +615,6 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 		st.checked, st.watched, st.wgen = now, watched, gen
 		return st
 	}
-	name := filepath.Base(dir)
 	var ctx *dirCtx
 	if repo != nil {
 		ctx = repoRootCtx(repo)
@@ -640,6 +639,18 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 	st = &dirState{checked: now, watched: watched, wgen: gen, ctx: ctx, parentCtx: pctx, repo: repo, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
 	c.dirs[dir] = st
 	return st
+}
+
+// joinClean is filepath.Join(dir, name) for a clean dir and a plain name,
+// without Join's Clean.
+func joinClean(dir, name string) string {
+	if os.PathSeparator != '/' {
+		return filepath.Join(dir, name)
+	}
+	if strings.HasSuffix(dir, "/") {
+		return dir + name
+	}
+	return dir + "/" + name
 }
 
 // dirStateForPath is dirStateFor for a directory that may not exist (a
