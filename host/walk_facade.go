@@ -255,7 +255,7 @@ func (h *Host) IsPathIgnored(ctx context.Context, cwd, path string) (bool, error
 func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts CheckIgnoreOptions) ([]IgnoreResult, error) {
 	res := make([]IgnoreResult, len(paths))
 	bt := h.walkState().NewBatch(opts)
-	parents := map[string]string{} // a parent as written: its resolution, "" when it failed
+	sh := &sharedParents{byDir: map[string]sharedParent{}, roots: h.jail.Roots()}
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return res[:i], err
@@ -269,7 +269,7 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 				}
 			}
 		}
-		abs, err := h.resolveShared(ctx, cwd, p, parents)
+		abs, par, err := h.resolveShared(ctx, cwd, p, sh)
 		if err != nil {
 			res[i].Err = err
 			continue
@@ -278,8 +278,15 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 		if strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(os.PathSeparator)) {
 			abs += string(os.PathSeparator)
 		}
-		top := h.jail.RootOf(res[i].Path)
-		m, err := bt.Check(ctx, top, abs)
+		var m IgnoreMatch
+		if par != nil && !par.rootBelow {
+			// The root holding the parent holds the path (no root is
+			// the path itself), and the parent was just opened as a
+			// directory: the cache need not look whether it exists.
+			m, err = bt.CheckInDir(ctx, par.top, abs, par.dir)
+		} else {
+			m, err = bt.Check(ctx, h.jail.RootOf(res[i].Path), abs)
+		}
 		if cerr := ctx.Err(); cerr != nil {
 			return res[:i], cerr
 		}
@@ -288,32 +295,49 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 	return res, nil
 }
 
+// sharedParents is what resolveShared remembers over one batch.
+type sharedParents struct {
+	byDir map[string]sharedParent // by the directory part as written
+	roots []string                // the roots when the batch began
+}
+
+// sharedParent is one resolved directory part: dir is its canonical
+// path ("" when it did not resolve to a directory), top the root holding
+// it, and rootBelow tells that a root lies directly in it (a path there
+// may be that root, which RootOf must then name).
+type sharedParent struct {
+	dir, top  string
+	rootBelow bool
+}
+
 // resolveShared is resolveNoFollow(ctx, cwd, path) for one path of a
 // batch: the directory part of path as written (everything before the
 // last component) is resolved through the jail once, following links, and
-// remembered in parents for the paths after it; the last component, a
-// plain name, is appended unresolved, as resolveNoFollow leaves it
-// (a final link is judged as itself). Whenever that shortcut does not
-// apply (no directory part, a last component "." or "..", a NUL byte, a
-// name or path over the limits, a directory part that does not resolve
-// to a directory, a non-'/' system, the Unrestricted policy) the path is
-// resolved on its own.
-func (h *Host) resolveShared(ctx context.Context, cwd, path string, parents map[string]string) (string, error) {
+// remembered in sh for the paths after it; the last component, a plain
+// name, is appended unresolved, as resolveNoFollow leaves it (a final link
+// is judged as itself), and par is the directory part resolved. Whenever
+// that shortcut does not apply (no directory part, a last component "."
+// or "..", a NUL byte, a name or path over the limits, a directory part
+// that does not resolve to a directory, a non-'/' system, the
+// Unrestricted policy) the path is resolved on its own, and par is nil.
+func (h *Host) resolveShared(ctx context.Context, cwd, path string, sh *sharedParents) (abs string, par *sharedParent, err error) {
 	if os.PathSeparator != '/' || h.PathPolicy() == Unrestricted {
-		return h.resolveNoFollow(ctx, cwd, path)
+		abs, err = h.resolveNoFollow(ctx, cwd, path)
+		return abs, nil, err
 	}
 	trimmed := strings.TrimRight(path, "/")
 	i := strings.LastIndexByte(trimmed, '/')
 	name := trimmed[i+1:]
 	if i <= 0 || name == "." || name == ".." || len(name) > maxNameLen || len(path) > jail.MaxPathLen || strings.IndexByte(path, 0) >= 0 {
 		// No directory part ("name", "/name", "~"): nothing to share.
-		return h.resolveNoFollow(ctx, cwd, path)
+		abs, err = h.resolveNoFollow(ctx, cwd, path)
+		return abs, nil, err
 	}
 	dir := trimmed[:i]
-	resolved, seen := parents[dir]
+	sp, seen := sh.byDir[dir]
 	if !seen {
 		if err := ctx.Err(); err != nil {
-			return "", err
+			return "", nil, err
 		}
 		// Opened as a directory (links followed inside the roots): only a
 		// directory resolves, so "file/x" fails as it does alone. With no
@@ -321,21 +345,30 @@ func (h *Host) resolveShared(ctx context.Context, cwd, path string, parents map[
 		// opened (no read permission) is left to resolveNoFollow.
 		f, canon, err := h.jail.OpenFile(cwd, dir, os.O_RDONLY|jail.O_DIRECTORY, 0)
 		if err == nil {
-			resolved = canon
 			f.Close()
+			sp = sharedParent{dir: canon, top: h.jail.RootOf(canon)}
+			for _, r := range sh.roots {
+				if r != canon && parentOf(r) == canon {
+					sp.rootBelow = true
+				}
+			}
 		}
-		parents[dir] = resolved
+		sh.byDir[dir] = sp
 	}
-	if resolved == "" {
-		return h.resolveNoFollow(ctx, cwd, path)
+	if sp.dir == "" || len(sp.dir)+1+len(name) > jail.MaxPathLen {
+		abs, err = h.resolveNoFollow(ctx, cwd, path)
+		return abs, nil, err
 	}
-	if len(resolved)+1+len(name) > jail.MaxPathLen {
-		return h.resolveNoFollow(ctx, cwd, path)
+	return joinRoot(sp.dir, name), &sp, nil
+}
+
+// parentOf is filepath.Dir of a clean absolute path.
+func parentOf(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return "/"
 	}
-	if resolved == "/" {
-		return "/" + name, nil
-	}
-	return resolved + "/" + name, nil
+	return p[:i]
 }
 
 // joinRoot is the absolute path of rel (clean, relative) below root.

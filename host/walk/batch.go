@@ -33,6 +33,21 @@ func (b *Batch) Check(ctx context.Context, top, path string) (Match, error) {
 	return m, err
 }
 
+// CheckInDir is Check for a path whose parent directory (dir, absolute
+// and clean: path's directory part, or for "name/" the directory holding
+// name) the caller has just opened as a directory, through the jail: the
+// Cache takes dir as existing without looking (one lstat less for each
+// directory it meets first). Its answer is Check's as of that open; a dir
+// that is not what the path names is a caller's error and gives the
+// answer for a path in an existing directory.
+func (b *Batch) CheckInDir(ctx context.Context, top, path, dir string) (Match, error) {
+	b.b.real = nil
+	b.b.knownDir = dir
+	m, _, err := b.c.judge(ctx, top, path, b.opts, false, &b.b)
+	b.b.knownDir = ""
+	return m, err
+}
+
 // CheckIfReal is Cache.CheckIfReal with the Batch's freshness: ok is true
 // only when the watches vouch for every directory from top to path's
 // parent; otherwise nothing is judged and the caller must resolve path and

@@ -660,10 +660,20 @@ func joinClean(dir, name string) string {
 // directory that does exist, by the rules in force there, and is not
 // remembered: made-up paths cost no memory. Callers hold c.mu.
 func (c *Cache) dirStateForPath(dir string, now int64) *dirState {
+	return c.dirStateForPathIn(dir, now, false)
+}
+
+// dirStateForPathIn is dirStateForPath, told with exists that the caller
+// has just found dir to be a directory (it then looks for no deeper
+// existing one). Callers hold c.mu.
+func (c *Cache) dirStateForPathIn(dir string, now int64, exists bool) *dirState {
 	if st := c.dirs[dir]; st != nil && c.trusted(st.checked, st.wgen, st.watched, now) {
 		return st
 	}
-	base := c.deepestDir(dir)
+	base := dir
+	if !exists {
+		base = c.deepestDir(dir)
+	}
 	st := c.dirStateFor(base, now)
 	if base == dir {
 		return st

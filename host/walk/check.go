@@ -150,6 +150,9 @@ type batch struct {
 	// verdict: the caller wants no Rule at all (IsIgnored), not even the
 	// one that matched the path itself.
 	verdict bool
+	// knownDir, for Batch.CheckInDir: a directory the caller has just
+	// opened, taken as existing without a look.
+	knownDir string
 }
 
 // judge answers for one path. It never holds c.mu while matching.
@@ -227,7 +230,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	}
 	ps := known
 	if ps == nil || !c.trusted(ps.checked, ps.wgen, ps.watched, now) {
-		ps = c.dirStateForPath(parent, now) // as its first lookup would
+		ps = c.dirStateForPathIn(parent, now, parent == b.knownDir) // as its first lookup would
 	}
 	if requireReal {
 		ps.realGen = c.gen + 1
@@ -238,7 +241,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	judge := x.repo
 	if dirHint {
 		if pp, _ := splitClean(path); pp != path {
-			judge = c.dirStateForPath(pp, now).ctx.repo
+			judge = c.dirStateForPathIn(pp, now, pp == b.knownDir).ctx.repo
 		}
 	}
 	var ix *gitIndex
