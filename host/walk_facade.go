@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"github.com/agenthost/agenthost/host/jail"
 	"github.com/agenthost/agenthost/host/walk"
@@ -256,6 +257,7 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 	res := make([]IgnoreResult, len(paths))
 	bt := h.walkState().NewBatch(opts)
 	sh := &sharedParents{byDir: map[string]sharedParent{}, roots: h.jail.Roots()}
+	var paths8 pathArena // the answered paths' strings, one allocation for many
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return res[:i], err
@@ -264,7 +266,7 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 			plain := strings.TrimRight(p, "/")
 			if top, rel, ok := h.jail.PlainRel(plain); ok {
 				if m, ok, err := bt.CheckIfRealRel(ctx, top, rel, plain != p); ok || err != nil {
-					res[i] = IgnoreResult{IgnoreMatch: m, Path: joinRoot(top, rel), Err: err}
+					res[i] = IgnoreResult{IgnoreMatch: m, Path: paths8.join(top, rel), Err: err}
 					continue
 				}
 			}
@@ -293,6 +295,26 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 		res[i].IgnoreMatch, res[i].Err = m, err
 	}
 	return res, nil
+}
+
+// pathArena builds many path strings in a few large buffers: each string
+// is a stretch of a buffer that is never written again (a full buffer is
+// left to the strings that use it and a new one started).
+type pathArena struct{ buf []byte }
+
+// join returns root+"/"+rel (as joinRoot does).
+func (a *pathArena) join(root, rel string) string {
+	n := len(root) + 1 + len(rel)
+	if cap(a.buf)-len(a.buf) < n {
+		a.buf = make([]byte, 0, max(n, 64<<10))
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, root...)
+	if root != "/" {
+		a.buf = append(a.buf, '/')
+	}
+	a.buf = append(a.buf, rel...)
+	return unsafe.String(&a.buf[start], len(a.buf)-start)
 }
 
 // sharedParents is what resolveShared remembers over one batch.
