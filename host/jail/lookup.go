@@ -519,20 +519,29 @@ func parentDir(p string) string {
 // cleanRel reports whether rel is a plain relative path: no empty, "." or
 // ".." component, no leading or trailing slash.
 func cleanRel(rel string) bool {
-	// One component at a time, jumping to each '/' (IndexByte scans
-	// many bytes at once): this runs on every plain path.
-	for {
-		i := strings.IndexByte(rel, '/')
-		c := rel
-		if i >= 0 {
-			c = rel[:i]
-		}
-		if c == "" || c[0] == '.' && (len(c) == 1 || len(c) == 2 && c[1] == '.') {
-			return false
-		}
-		if i < 0 {
-			return true
-		}
-		rel = rel[i+1:]
+	// It runs on every plain path: a few scans that look at many bytes at
+	// once rather than one component at a time. A bad component is empty
+	// (a leading, trailing or doubled '/') or starts with a '.' that
+	// begins the path or follows a '/'.
+	if rel == "" || rel[0] == '/' || rel[len(rel)-1] == '/' || strings.Contains(rel, "//") {
+		return false
 	}
+	for i := strings.IndexByte(rel, '.'); i >= 0; {
+		if i == 0 || rel[i-1] == '/' {
+			// The component starting here: "." or ".." is refused.
+			end := i + 1
+			if end < len(rel) && rel[end] == '.' {
+				end++
+			}
+			if end == len(rel) || rel[end] == '/' {
+				return false
+			}
+		}
+		j := strings.IndexByte(rel[i+1:], '.')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return true
 }

@@ -31,6 +31,9 @@ type flatRules struct {
 	ents  []flatEnt          // by rank
 	byNm  map[string]flatTop // literal names: the first rank for a file and for a directory
 	byPth map[string]flatTop // literal paths, relative to the repository root
+	// pthLens has bit min(n, 63) set for each length n of a byPth key: a
+	// path of another length is not looked up.
+	pthLens uint64
 	byExt map[string][]int32 // basename globs by extension, ranks ascending
 	globs []int32            // every other rule, ranks ascending
 }
@@ -110,7 +113,9 @@ func mergeRules(x *dirCtx) *flatRules {
 			case kindName:
 				top(&f.byNm, key(r.pattern))
 			case kindPath:
-				top(&f.byPth, key(rs.base[:base]+r.pattern))
+				k := key(rs.base[:base] + r.pattern)
+				top(&f.byPth, k)
+				f.pthLens |= 1 << min(len(k), 63)
 			case kindExt:
 				if f.byExt == nil {
 					f.byExt = map[string][]int32{}
@@ -151,7 +156,7 @@ func (f *flatRules) decideBoth(relPath, name string) (rf *ruleSet, i int, rd *ru
 			take(t)
 		}
 	}
-	if f.byPth != nil {
+	if f.byPth != nil && f.pthLens&(1<<min(len(relPath), 63)) != 0 {
 		k := relPath
 		if f.fold {
 			k = lowerASCII(k)
