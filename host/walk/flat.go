@@ -34,8 +34,8 @@ type flatRules struct {
 	// pthLens has bit min(n, 63) set for each length n of a byPth key: a
 	// path of another length is not looked up.
 	pthLens uint64
-	byExt map[string][]int32 // basename globs by extension, ranks ascending
-	globs []int32            // every other rule, ranks ascending
+	byExt   map[string][]int32 // basename globs by extension, ranks ascending
+	globs   []int32            // every other rule, ranks ascending
 }
 
 // flatEnt is one rule of a flatRules: rule i of rs, matched against the
