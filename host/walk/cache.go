@@ -576,6 +576,10 @@ type dirState struct {
 	// deepest is the length of the path of the deepest directory among
 	// this one and its ancestors that its parent's rules ignore, or -1.
 	deepest int
+	// untracked is the index (of ctx's repository) when it was found to
+	// hold nothing in that deepest ignored directory: no path below it
+	// is tracked (see judgeRel).
+	untracked *gitIndex
 }
 
 // dirStateFor returns the up-to-date state of the absolute, clean

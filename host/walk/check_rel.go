@@ -59,6 +59,17 @@ func appendTop(dst []byte, top, rel string) []byte {
 	return append(dst, rel...)
 }
 
+// relBelow is abs relative to root when abs lies strictly below root.
+func relBelow(abs, root string) (string, bool) {
+	if root == "/" {
+		return abs[1:], len(abs) > 1
+	}
+	if len(abs) > len(root)+1 && abs[len(root)] == '/' && abs[:len(root)] == root {
+		return abs[len(root)+1:], true
+	}
+	return "", false
+}
+
 // judgeRel answers for top+"/"+rel with requireReal, as judge does; b.real
 // is set when the watches vouch.
 func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts CheckOptions, b *batch) (Match, error) {
@@ -102,7 +113,8 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	}
 	// The memo of the parent directory, vouched for at this gen by a
 	// judge that walked the watches from top down to it (see judge).
-	ps := c.dirs[unsafe.String(unsafe.SliceData(key), len(key))]
+	keyStr := unsafe.String(unsafe.SliceData(key), len(key)) // on the stack: not kept
+	ps := c.dirs[keyStr]
 	if ps == nil || ps.realGen != c.gen+1 || !c.trusted(ps.checked, ps.wgen, ps.watched, b.now) {
 		c.mu.Unlock()
 		return slow()
@@ -121,6 +133,7 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	if x.repo != nil && !opts.NoIndex {
 		ix = c.indexFor(x.repo, b.now)
 	}
+	untracked := ix != nil && ps.untracked == ix
 	c.mu.Unlock()
 	if x.repo == nil {
 		return Match{}, nil // outside every repository
@@ -141,8 +154,19 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		relRepo = unsafe.String(unsafe.SliceData(b), len(b))
 	}
 	if ps.deepest > len(top) {
-		// A directory between top and the path is ignored.
-		if ix.covers(relRepo) {
+		// A directory between top and the path is ignored. The index
+		// is asked once per directory whether it tracks anything in
+		// that ignored directory; when it does not, nothing below it is
+		// tracked either.
+		if !untracked && ix != nil {
+			if d, ok := relBelow(keyStr[:ps.deepest], x.repo.root); ok && !ix.covers(d) {
+				untracked = true
+				c.mu.Lock()
+				ps.untracked = ix
+				c.mu.Unlock()
+			}
+		}
+		if !untracked && ix.covers(relRepo) {
 			return Match{Tracked: true}, ixErr
 		}
 		return Match{Ignored: true}, ixErr

@@ -132,3 +132,36 @@ func TestIfRealRelAllocs(t *testing.T) {
 		}
 	}
 }
+
+// A file added to the index inside an ignored directory that the warm path
+// found holding nothing tracked is seen at the next question.
+func TestIfRealRelIndexChange(t *testing.T) {
+	e, _ := checkRelTree(t)
+	c := e.cache()
+	defer c.Close()
+	ctx := context.Background()
+	rel := "src/gen/out.go"
+	for range 3 {
+		if _, err := c.IsIgnored(ctx, e.repo, filepath.Join(e.repo, rel)); err != nil {
+			t.Fatal(err)
+		}
+		if ig, ok, err := c.IsIgnoredIfRealRel(ctx, e.repo, rel, false); err != nil || !ok || !ig {
+			t.Fatalf("before git add: %v %v %v, want ignored, answered warm", ig, ok, err)
+		}
+	}
+	e.git(e.repo, "add", "-f", rel)
+	warm := false
+	for i := range 3 { // the first may go the slow way (the index changed)
+		ig, ok, err := c.IsIgnoredIfRealRel(ctx, e.repo, rel, false)
+		if err != nil || ok && ig {
+			t.Fatalf("after git add -f, call %d: ignored %v (answered warm %v), %v; want not ignored", i, ig, ok, err)
+		}
+		warm = warm || ok
+	}
+	if !warm {
+		t.Fatal("after git add -f: never answered warm")
+	}
+	if ig, err := c.IsIgnored(ctx, e.repo, filepath.Join(e.repo, rel)); err != nil || ig {
+		t.Fatalf("IsIgnored after git add -f: %v %v", ig, err)
+	}
+}
