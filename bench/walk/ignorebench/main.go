@@ -116,6 +116,8 @@ func main() {
 	}
 
 	var warm, cold, gitT, gitNoIndexT, batchT, walkT, jailT []time.Duration
+	var warmCPU, batchCPU, gitNoIndexCPU []time.Duration // CPU time, user and system
+	var gitCPU time.Duration                             // of the last runGit
 	runGit := func(args ...string) time.Duration {
 		out, err := os.CreateTemp("", "ignorebench-*")
 		check(err)
@@ -131,7 +133,9 @@ func main() {
 				check(err)
 			}
 		}
-		return time.Since(start)
+		d := time.Since(start)
+		gitCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		return d
 	}
 	for r := 0; r < *rounds; r++ {
 		// git, as a process, with all paths on stdin: with its index (the
@@ -140,6 +144,7 @@ func main() {
 			gitT = append(gitT, runGit("check-ignore", "--stdin"))
 		}
 		gitNoIndexT = append(gitNoIndexT, runGit("check-ignore", "--stdin", "--no-index"))
+		gitNoIndexCPU = append(gitNoIndexCPU, gitCPU)
 
 		// A fresh Host: the first pass reads and compiles everything.
 		h2, err := host.New(host.Config{WorkspaceRoot: *repo})
@@ -152,16 +157,20 @@ func main() {
 		h2.Close()
 
 		// The long-lived Host: warm.
+		c0 := cpuTime()
 		start = time.Now()
 		for _, p := range paths {
 			_, _ = h.IsPathIgnored(ctx, "", p)
 		}
 		warm = append(warm, time.Since(start))
+		warmCPU = append(warmCPU, cpuTime()-c0)
 
 		// The batch form, warm: every path in one Host.CheckIgnore.
+		c0 = cpuTime()
 		start = time.Now()
 		_, _ = h.CheckIgnore(ctx, "", paths, host.CheckIgnoreOptions{VerdictOnly: true})
 		batchT = append(batchT, time.Since(start))
+		batchCPU = append(batchCPU, cpuTime()-c0)
 
 		start = time.Now()
 		for _, p := range abs {
@@ -202,6 +211,10 @@ func main() {
 	fmt.Printf("CheckIgnore batch  : %8.0f ns/path (warm, one call for all paths)\n", per(batchT))
 	fmt.Printf("ratio git/warm     : %8.1fx   git/cold: %.1fx\n", per(gitT)/per(warm), per(gitT)/per(cold))
 	fmt.Printf("ratio git --no-index/warm: %.1fx   /batch: %.1fx\n", per(gitNoIndexT)/per(warm), per(gitNoIndexT)/per(batchT))
+	if per(warmCPU) > 0 && per(batchCPU) > 0 {
+		fmt.Printf("cpu (user+sys)     : warm %.0f, batch %.0f, git --no-index %.0f ns/path; git/warm %.1fx, git/batch %.1fx\n",
+			per(warmCPU), per(batchCPU), per(gitNoIndexCPU), per(gitNoIndexCPU)/per(warmCPU), per(gitNoIndexCPU)/per(batchCPU))
+	}
 	fmt.Printf("breakdown, warm    : walk.Cache.IsIgnored alone %.0f ns/path (git/that %.1fx); Host.ResolveInJail alone %.0f ns/path\n",
 		per(walkT), per(gitT)/per(walkT), per(jailT))
 }
