@@ -143,7 +143,7 @@ func (c *Cache) CheckIfReal(ctx context.Context, top, path string, opts CheckOpt
 // batch is what the calls of one Check share: the moment the sources were
 // brought up to date.
 type batch struct {
-	now    int64
+	now    int64 // 0 until first needed (judgeRel reads no clock when the watches vouch)
 	synced bool
 	real   *bool // for CheckIfReal: set when the watches vouch
 	noRule bool  // the caller wants no ancestor's Rule (VerdictOnly): skip finding it
@@ -205,6 +205,9 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 		b.now = c.now()
 		c.sync(true)
 		b.synced = true
+	}
+	if b.now == 0 { // a Batch whose first question took judgeRel's way
+		b.now = c.now()
 	}
 	now := b.now
 	var known *dirState // parent's state, when requireReal looked it up

@@ -103,7 +103,8 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 
 	c.mu.Lock()
 	if !b.synced {
-		b.now = c.now()
+		// The clock is read only when something not vouched for by the
+		// watches needs it (clock below): a warm question reads none.
 		c.sync(true)
 		b.synced = true
 	}
@@ -115,7 +116,13 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	// judge that walked the watches from top down to it (see judge).
 	keyStr := unsafe.String(unsafe.SliceData(key), len(key)) // on the stack: not kept
 	ps := c.dirs[keyStr]
-	if ps == nil || ps.realGen != c.gen+1 || !c.trusted(ps.checked, ps.wgen, ps.watched, b.now) {
+	clock := func() int64 {
+		if b.now == 0 {
+			b.now = c.now()
+		}
+		return b.now
+	}
+	if ps == nil || ps.realGen != c.gen+1 || !(ps.checked != 0 && ps.watched && ps.wgen == c.gen) && !c.trusted(ps.checked, ps.wgen, ps.watched, clock()) {
 		c.mu.Unlock()
 		return slow()
 	}
@@ -131,7 +138,11 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	*b.real = true
 	var ix *gitIndex
 	if x.repo != nil && !opts.NoIndex {
-		ix = c.indexFor(x.repo, b.now)
+		if f := x.repo.indexFile; f != nil && f.checked != 0 && f.watched && f.wgen == c.gen && f.index != nil && f.indexGen == f.gen {
+			ix = f.index // what indexFor returns for a file the watches vouch for
+		} else {
+			ix = c.indexFor(x.repo, clock())
+		}
 	}
 	untracked := ix != nil && ps.untracked == ix
 	c.mu.Unlock()
