@@ -256,8 +256,8 @@ func (h *Host) IsPathIgnored(ctx context.Context, cwd, path string) (bool, error
 func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts CheckIgnoreOptions) ([]IgnoreResult, error) {
 	res := make([]IgnoreResult, len(paths))
 	bt := h.walkState().NewBatch(opts)
-	sh := &sharedParents{byDir: map[string]sharedParent{}, roots: h.jail.Roots()}
 	var paths8 pathArena // the answered paths' strings, one allocation for many
+	sh := &sharedParents{byDir: make(map[string]sharedParent, min(len(paths)/2, 1<<12)), roots: h.jail.Roots(), arena: &paths8}
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return res[:i], err
@@ -321,6 +321,7 @@ func (a *pathArena) join(root, rel string) string {
 type sharedParents struct {
 	byDir map[string]sharedParent // by the directory part as written
 	roots []string                // the roots when the batch began
+	arena *pathArena              // where the paths are joined
 }
 
 // sharedParent is one resolved directory part: dir is its canonical
@@ -381,7 +382,7 @@ func (h *Host) resolveShared(ctx context.Context, cwd, path string, sh *sharedPa
 		abs, err = h.resolveNoFollow(ctx, cwd, path)
 		return abs, nil, err
 	}
-	return joinRoot(sp.dir, name), &sp, nil
+	return sh.arena.join(sp.dir, name), &sp, nil
 }
 
 // parentOf is filepath.Dir of a clean absolute path.

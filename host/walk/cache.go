@@ -117,7 +117,7 @@ type Cache struct {
 
 	mu    sync.Mutex
 	epoch time.Time
-	files map[string]*cachedFile
+	files map[fileID]*cachedFile
 	repos map[string]*repoInfo
 	dirs  map[string]*dirState
 	// bytes is what the maps above hold, by cacheCost; see maxCacheBytes.
@@ -158,7 +158,7 @@ func (c *Cache) getenv(k string) string {
 func (c *Cache) now() int64 {
 	if c.epoch.IsZero() {
 		c.epoch = time.Now()
-		c.files = map[string]*cachedFile{}
+		c.files = map[fileID]*cachedFile{}
 		c.repos = map[string]*repoInfo{}
 		c.dirs = map[string]*dirState{}
 	}
@@ -255,18 +255,19 @@ type cachedFile struct {
 	indexGen uint64
 }
 
+// fileID is what tells two cache entries apart: the path and how it is
+// looked at.
+type fileID struct {
+	path             string
+	follow, statOnly bool
+}
+
 // file returns the cache entry for path, creating it. Callers hold c.mu.
 func (c *Cache) file(path string, follow, statOnly bool) *cachedFile {
-	k := path
-	if follow {
-		k += "\x00f"
-	}
-	if statOnly {
-		k += "\x00s"
-	}
+	k := fileID{path, follow, statOnly}
 	f := c.files[k]
 	if f == nil {
-		c.charge(entryOverhead + len(k) + len(path))
+		c.charge(entryOverhead + 2*len(path)) // as when the key was a copy of the path
 		f = &cachedFile{path: path, follow: follow, statOnly: statOnly}
 		c.files[k] = f
 	}
