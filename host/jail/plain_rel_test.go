@@ -34,6 +34,7 @@ func TestPlainRelIsPlain(t *testing.T) {
 		"nested alias":           {"ws", "wslink/sub"},
 		"workspace is nested":    {"ws/sub", "ws"},
 		"slash as a second root": {"ws", "/"},
+		"slash as the workspace": {"/", "ws"},
 	}
 	for name, roots := range layouts {
 		t.Run(name, func(t *testing.T) {
@@ -52,6 +53,9 @@ func TestPlainRelIsPlain(t *testing.T) {
 			for _, p := range paths {
 				p = strings.ReplaceAll(p, "$T", dir)
 				wantAbs, wantRoot, wantOK := j.Plain(p)
+				if wantOK && (strings.Contains(wantAbs, "//") || wantAbs != filepath.Clean(wantAbs)) {
+					t.Errorf("Plain(%q) = %q: not canonical", p, wantAbs)
+				}
 				root, rel, ok := j.PlainRel(p)
 				if ok != wantOK || ok && (root != wantRoot || join(root, rel) != wantAbs) {
 					t.Errorf("PlainRel(%q) = %q, %q, %v; Plain gives %q, %q, %v", p, root, rel, ok, wantAbs, wantRoot, wantOK)

@@ -429,14 +429,23 @@ func (j *Jail) Plain(path string) (abs, root string, ok bool) {
 		if len(rs.list) == 0 {
 			return "", "", false
 		}
-		path = rs.list[0].canon + "/" + path
+		path = joinCanon(rs.list[0].canon, path)
 	}
 	path = rs.unalias(path)
 	r, rel := rs.containing(path)
-	if r == nil || !cleanRel(rel) || path != r.canon+"/"+rel && !(r.canon == "/" && path == "/"+rel) {
+	if r == nil || !cleanRel(rel) || path != joinCanon(r.canon, rel) {
 		return "", "", false
 	}
 	return path, r.canon, true
+}
+
+// joinCanon joins a canonical root and a clean relative path with one
+// separator ("/" and "f" give "/f", not "//f").
+func joinCanon(root, rel string) string {
+	if root == "/" {
+		return "/" + rel
+	}
+	return root + "/" + rel
 }
 
 // Contains reports, without any system call, whether the absolute path p
