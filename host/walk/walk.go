@@ -250,9 +250,6 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		c.sync(false) // use inotify if IsIgnored opened it, open none
 		if parent := filepath.Dir(root); parent != root {
 			pctx = c.dirStateFor(parent, now).ctx
-			if pctx.repo != nil && !opts.NoIndex {
-				pctx = pctx.withIndex(w.indexOf(pctx.repo, now))
-			}
 		}
 		c.mu.Unlock()
 	}
@@ -300,17 +297,26 @@ type walker struct {
 	indexes  map[*repoInfo]*gitIndex
 }
 
-// indexOf is the index of r for this walk, read once per walk and
-// repository; an index that cannot be used is reported once and the walk
-// goes on without it. Callers hold w.c.mu.
-func (w *walker) indexOf(r *repoInfo, now int64) *gitIndex {
+// indexOf is the index of r for this walk (nil with NoIndex, or when r
+// has none or one that cannot be used), read once per walk and repository
+// and only when an answer depends on it: the first time the rules ignore
+// an entry of r, since what they leave in is listed whatever the index
+// says. A walk of a tree the rules ignore nothing in reads no index at
+// all. An index that cannot be used is reported once and the walk goes on
+// without it.
+func (w *walker) indexOf(r *repoInfo) *gitIndex {
+	if w.opts.NoIndex || r == nil {
+		return nil
+	}
 	w.mu.Lock()
 	ix, ok := w.indexes[r]
 	w.mu.Unlock()
 	if ok {
 		return ix
 	}
-	ix = w.c.indexFor(r, now)
+	w.c.mu.Lock()
+	ix = w.c.indexFor(r, w.c.now())
+	w.c.mu.Unlock()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if prev, ok := w.indexes[r]; ok {
@@ -486,9 +492,6 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			now := w.c.now()
 			if r := w.c.repoFor(abs, now); r.valid {
 				ctx = repoRootCtx(r)
-				if !w.opts.NoIndex {
-					ctx = ctx.withIndex(w.indexOf(r, now))
-				}
 			}
 			w.c.mu.Unlock()
 		}
@@ -523,6 +526,8 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			linked = invalidHandle
 		}
 	}
+	var ix *gitIndex // ctx.repo's index, once an entry needs it
+	ixRead := false
 	for i := range ents {
 		drop()
 		e := &ents[i]
@@ -560,7 +565,10 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 		} else if ctx.repo != nil && (ctx.trackedOnly || ctx.ignored(n, isDir, &scratch)) {
 			// Ignored (or below an ignored directory): only what the index
 			// tracks is listed.
-			if ctx.index == nil {
+			if !ixRead {
+				ix, ixRead = w.indexOf(ctx.repo), true
+			}
+			if ix == nil {
 				continue
 			}
 			rel := append(append(scratch[:0], ctx.rel...), n...)
@@ -569,7 +577,7 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			}
 			scratch = rel
 			key := unsafe.String(unsafe.SliceData(rel), len(rel))
-			if isDir && !ctx.index.holds(key) || !isDir && !ctx.index.tracked(key) {
+			if isDir && !ix.holds(key) || !isDir && !ix.tracked(key) {
 				continue
 			}
 			enterTracked = isDir
