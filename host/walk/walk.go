@@ -294,7 +294,7 @@ type walker struct {
 	deferred []deferredDir // put off for want of descriptors
 	fatal    error         // why the walk stopped early
 	errs     []error       // directories that could not be read, indexes that could not be used
-	indexes  map[*repoInfo]*gitIndex
+	indexes  map[*repoInfo]*indexSlot
 }
 
 // indexOf is the index of r for this walk (nil with NoIndex, or when r
@@ -302,35 +302,41 @@ type walker struct {
 // and only when an answer depends on it: the first time the rules ignore
 // an entry of r, since what they leave in is listed whatever the index
 // says. A walk of a tree the rules ignore nothing in reads no index at
-// all. An index that cannot be used is reported once and the walk goes on
-// without it.
+// all. The goroutines that need it meanwhile wait for that one read
+// rather than read it again. An index that cannot be used is reported
+// once and the walk goes on without it.
 func (w *walker) indexOf(r *repoInfo) *gitIndex {
 	if w.opts.NoIndex || r == nil {
 		return nil
 	}
 	w.mu.Lock()
-	ix, ok := w.indexes[r]
+	s := w.indexes[r]
+	if s == nil {
+		if w.indexes == nil {
+			w.indexes = map[*repoInfo]*indexSlot{}
+		}
+		s = &indexSlot{}
+		w.indexes[r] = s
+	}
 	w.mu.Unlock()
-	if ok {
-		return ix
-	}
-	w.c.mu.Lock()
-	ix = w.c.indexFor(r, w.c.now())
-	w.c.mu.Unlock()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if prev, ok := w.indexes[r]; ok {
-		return prev
-	}
-	if w.indexes == nil {
-		w.indexes = map[*repoInfo]*gitIndex{}
-	}
-	if ix != nil && ix.err != nil {
-		w.errs = append(w.errs, ix.err)
-		ix = nil
-	}
-	w.indexes[r] = ix
-	return ix
+	s.once.Do(func() {
+		w.c.mu.Lock()
+		ix := w.c.indexFor(r, w.c.now())
+		w.c.mu.Unlock()
+		if ix != nil && ix.err != nil {
+			w.report(ix.err)
+			ix = nil
+		}
+		s.ix = ix
+	})
+	return s.ix
+}
+
+// indexSlot is one repository's index for one walk, read by the first
+// goroutine that needs it.
+type indexSlot struct {
+	once sync.Once
+	ix   *gitIndex
 }
 
 // halt stops the walk for err (the first reason wins).
