@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,9 +24,10 @@ func init() {
 	register("walk", "list the files under PATH (default .) the way git sees them, like rg --files", cmdWalk)
 }
 
-// walkOutBuf is the output buffer: large enough that a walk of 100,000
-// files makes a few hundred write calls, not 100,000.
-const walkOutBuf = 256 << 10
+// walkOutBuf is the output buffer: one write call per 64 KiB (a walk of
+// 100,000 files makes about a hundred, not 100,000), small enough that a
+// short walk does not fault in a large buffer it never fills.
+const walkOutBuf = 64 << 10
 
 // sortFlag is --sort: "path" (also the bare flag) or "none".
 type sortFlag string
@@ -217,18 +219,23 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			code = 2
 			continue
 		}
-		err = h.WalkFunc(ctx, cwd, root, opts, func(e host.WalkEntry) error {
-			if e.IsDir && !*dirs {
-				return nil
-			}
+		// Each directory's entries come at once (opts.Batch), their paths
+		// lent: written out or copied before the call returns.
+		opts.Batch = func(ents []host.WalkEntry) error {
 			if sortBy == "path" {
 				cmu.Lock()
-				collected = append(collected, found{e, root, prefix})
-				cmu.Unlock()
+				defer cmu.Unlock()
+				for _, e := range ents {
+					if !e.IsDir || *dirs {
+						e.Path = strings.Clone(e.Path)
+						collected = append(collected, found{e, root, prefix})
+					}
+				}
 				return nil
 			}
-			return out.entry(e, root, prefix)
-		})
+			return out.entries(ents, root, prefix, *dirs)
+		}
+		err = h.WalkFunc(ctx, cwd, root, opts, nil)
 		var partial *walk.PartialError
 		switch {
 		case errors.As(err, &partial):
@@ -274,34 +281,70 @@ type lineWriter struct {
 	err  error
 }
 
+// relPath is what the walk prints for e: prefix plus its path below root.
+func relPath(e host.WalkEntry, root, prefix string) string {
+	switch {
+	case e.Depth > 0:
+		return prefix + strings.TrimLeft(e.Path[len(root):], string(os.PathSeparator))
+	case prefix != "":
+		return filepath.Clean(strings.TrimSuffix(prefix, string(os.PathSeparator)))
+	default:
+		return filepath.Base(e.Path)
+	}
+}
+
 // entry writes one walk entry: prefix plus its path below root.
 func (lw *lineWriter) entry(e host.WalkEntry, root, prefix string) error {
-	var rel string
-	if e.Depth > 0 {
-		rel = e.Path[len(root):]
-		rel = strings.TrimLeft(rel, string(os.PathSeparator))
-		rel = prefix + rel
-	} else if prefix != "" {
-		rel = filepath.Clean(strings.TrimSuffix(prefix, string(os.PathSeparator)))
-	} else {
-		rel = filepath.Base(e.Path)
+	return lw.entries([]host.WalkEntry{e}, root, prefix, true)
+}
+
+// lineBufs are the lines of one directory's entries, formatted before the
+// lock is taken.
+var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// entries writes the walk entries ents (directories only with dirs) as
+// entry does, formatting them first and holding the lock for one copy.
+func (lw *lineWriter) entries(ents []host.WalkEntry, root, prefix string, dirs bool) error {
+	bp := lineBufs.Get().(*[]byte)
+	defer lineBufs.Put(bp)
+	b := (*bp)[:0]
+	for _, e := range ents {
+		if e.IsDir && !dirs {
+			continue
+		}
+		if lw.json {
+			jb := bytes.NewBuffer(b)
+			if err := writeJSON(jb, map[string]any{"path": relPath(e, root, prefix), "abs": e.Path, "depth": e.Depth, "is_dir": e.IsDir}); err != nil {
+				return err
+			}
+			b = jb.Bytes()
+			continue
+		}
+		if e.Depth > 0 {
+			rel := e.Path[len(root):]
+			for len(rel) > 0 && rel[0] == os.PathSeparator {
+				rel = rel[1:]
+			}
+			b = append(append(b, prefix...), rel...)
+		} else {
+			b = append(b, relPath(e, root, prefix)...)
+		}
+		if e.IsDir {
+			b = append(b, filepath.Separator)
+		}
+		b = append(b, lw.sep)
+	}
+	*bp = b
+	if len(b) == 0 {
+		return nil
 	}
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	if lw.err != nil {
 		return lw.err
 	}
-	if lw.json {
-		lw.err = writeJSON(lw.w, map[string]any{"path": rel, "abs": e.Path, "depth": e.Depth, "is_dir": e.IsDir})
-	} else {
-		lw.w.WriteString(rel)
-		if e.IsDir {
-			lw.w.WriteByte(filepath.Separator)
-		}
-		lw.err = lw.w.WriteByte(lw.sep)
-	}
-	if lw.err != nil {
-		lw.err = fmt.Errorf("%w: %v", errBrokenOutput, lw.err)
+	if _, err := lw.w.Write(b); err != nil {
+		lw.err = fmt.Errorf("%w: %v", errBrokenOutput, err)
 	}
 	return lw.err
 }

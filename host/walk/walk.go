@@ -62,6 +62,15 @@ type Options struct {
 	// symbolic link), as find and rg skip them; such a directory is not an
 	// error of the walk. It is called from several goroutines at once.
 	OnSkip func(path string, err error)
+	// Batch, if set, is given each directory's entries at once, instead
+	// of Walk's fn one at a time (fn is then never called and may be nil):
+	// the same entries fn would get, in the same order, one call per
+	// directory read, before anything below that directory. It is called
+	// from several goroutines at once. The slice and the memory of its
+	// Paths are the walk's again once Batch returns (a path is not a string
+	// of its own, so that a walk that writes paths out allocates nothing
+	// per entry): copy what is kept. An error stops the walk as fn's does.
+	Batch func([]Entry) error
 	// MaxEntries stops the walk after that many entries (0: unlimited).
 	// With a limit the walk runs on one goroutine, reading each directory
 	// in name order and taking all of a directory's entries before entering
@@ -218,6 +227,9 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		return fmt.Errorf("walk: %q is not an absolute path", root)
 	}
 	root = filepath.Clean(root)
+	if opts.Batch != nil {
+		fn = func(e Entry) error { return opts.Batch([]Entry{e}) } // root itself, when not a directory
+	}
 	w := &walker{root: root, rootH: invalidHandle, c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0, ctx: ctx}
 	stop := context.AfterFunc(ctx, func() { w.halt(ctx.Err()) })
 	defer stop()
@@ -453,6 +465,16 @@ type pendingDir struct {
 
 var dirBufPool = sync.Pool{New: func() any { return newDirBuf() }}
 
+// batchBuf is one directory's entries for Options.Batch: the entries and
+// the bytes of the paths that are not kept past the call (a subdirectory's
+// path is its own string: the walk enters it later).
+type batchBuf struct {
+	ents  []Entry
+	paths []byte
+}
+
+var batchBufPool = sync.Pool{New: func() any { return &batchBuf{paths: make([]byte, 0, 16<<10)} }}
+
 // dir reads the open directory h (path abs, last component name, at
 // depth), whose parent's rules are pctx, delivers its entries and enters
 // its subdirectories. It closes h.
@@ -532,6 +554,10 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			linked = invalidHandle
 		}
 	}
+	var bb *batchBuf // the entries for opts.Batch
+	if w.opts.Batch != nil {
+		bb = batchBufPool.Get().(*batchBuf)
+	}
 	var ix *gitIndex // ctx.repo's index, once an entry needs it
 	ixRead := false
 	for i := range ents {
@@ -605,10 +631,21 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			w.stopped.Store(true)
 			break
 		}
-		p := prefix + n
-		if err := w.fn(Entry{Path: p, Depth: childDepth, IsDir: isDir}); err != nil {
-			w.halt(err)
-			break
+		var p string
+		if bb != nil && !(isDir && descend) {
+			// Lent to Batch: the walk's memory again once it returns.
+			off := len(bb.paths)
+			bb.paths = append(append(bb.paths, prefix...), n...)
+			p = unsafe.String(&bb.paths[off], len(bb.paths)-off)
+			bb.ents = append(bb.ents, Entry{Path: p, Depth: childDepth, IsDir: isDir})
+		} else {
+			p = prefix + n
+			if bb != nil {
+				bb.ents = append(bb.ents, Entry{Path: p, Depth: childDepth, IsDir: isDir})
+			} else if err := w.fn(Entry{Path: p, Depth: childDepth, IsDir: isDir}); err != nil {
+				w.halt(err)
+				break
+			}
 		}
 		if isDir && descend {
 			subdirs = append(subdirs, pendingDir{name: p[len(prefix):], path: p, trackedOnly: enterTracked, linked: linked, isLink: linked != invalidHandle})
@@ -616,6 +653,16 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 		}
 	}
 	drop()
+	if bb != nil {
+		if len(bb.ents) > 0 && !w.stopped.Load() {
+			if err := w.opts.Batch(bb.ents); err != nil {
+				w.halt(err)
+			}
+		}
+		clear(bb.ents) // drop the strings: the pool must not keep them alive
+		bb.ents, bb.paths = bb.ents[:0], bb.paths[:0]
+		batchBufPool.Put(bb)
+	}
 	dirBufPool.Put(buf)
 
 	for k, sd := range subdirs {
