@@ -3,14 +3,23 @@ package main
 import (
 	"io"
 	"os"
+	"strings"
 	"testing"
 )
 
-// BenchmarkWalkCommand runs "agent-host walk --no-hidden" in-process on
-// $WALK_BENCH_DIR (bench/walk/run.sh builds goroot/ and tree/ there), its
-// output to a file as cmpbench gives it: the whole command but the process
-// start (Host, jail, index read, output). Skipped when the variable is
-// unset.
+func benchArgs() []string {
+	if a := os.Getenv("WALK_BENCH_ARGS"); a != "" {
+		return strings.Fields(a)
+	}
+	return []string{"--no-hidden"}
+}
+
+// BenchmarkWalkCommand runs "agent-host walk --no-hidden" (or the
+// arguments in $WALK_BENCH_ARGS, split on spaces) in-process on
+// $WALK_BENCH_DIR (bench/walk/run.sh builds goroot/, tree/ and small/
+// there), its output to a file as cmpbench gives it: the whole command but
+// the process start (Host, jail, index read, output). Skipped when the
+// variable is unset.
 func BenchmarkWalkCommand(b *testing.B) {
 	dir := os.Getenv("WALK_BENCH_DIR")
 	if dir == "" {
@@ -25,7 +34,7 @@ func BenchmarkWalkCommand(b *testing.B) {
 	for b.Loop() {
 		out.Truncate(0)
 		out.Seek(0, 0)
-		if code := cmdWalk([]string{"--no-hidden"}, nil, out, io.Discard); code != 0 {
+		if code := cmdWalk(benchArgs(), nil, out, io.Discard); code != 0 {
 			b.Fatalf("exit %d", code)
 		}
 	}
