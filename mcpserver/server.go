@@ -256,40 +256,47 @@ func (t *runTool[In, Out]) Run(ctx context.Context, call tools.Call) (json.RawMe
 func addTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Context, in In) (*mcp.CallToolResult, Out, error)) {
 	declare[In, Out](s, t)
 	hooks := len(s.opts.Hooks) > 0
-	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				s.log.Printf("agent-host mcp: %s panicked: %v\n%s", t.Name, r, debug.Stack())
-				var zero Out
-				res, out, err = nil, zero, fmt.Errorf("%s failed with an internal error (%v); the server goes on, and the error is in its log", t.Name, r)
-			}
-		}()
-		// The SDK lets a call run on when the server is stopped (it waits
-		// for calls in flight before it closes); a stopped server cancels
-		// them, so that a command never outlives it.
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		defer context.AfterFunc(s.stop, cancel)()
-		s.waitRoots(ctx)
-		rt := &runTool[In, Out]{name: t.Name, in: in, raw: req.Params.Arguments, fn: fn, hooks: hooks}
-		ir, err := s.invoker.Invoke(ctx, rt, tools.Call{Input: req.Params.Arguments})
-		if err != nil {
-			var zero Out
-			if errors.Is(err, tools.ErrRefused) {
-				return nil, zero, fmt.Errorf("%s was refused: %s", t.Name, ir.Reason)
-			}
-			return nil, zero, err
-		}
-		if len(ir.Feedback) > 0 || len(ir.AdditionalContext) > 0 {
-			if rt.res == nil {
-				rt.res = &mcp.CallToolResult{}
-			}
-			for _, f := range append(ir.Feedback, ir.AdditionalContext...) {
-				rt.res.Content = append(rt.res.Content, &mcp.TextContent{Text: f})
-			}
-		}
-		return rt.res, rt.out, nil
+	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		return invoke(s, ctx, t.Name, req, in, hooks, fn)
 	})
+}
+
+// invoke is one call of the tool name, for addTool and addEncodedTool: fn
+// inside one invalidation invocation, cancelled when the server stops, a
+// panic turned into an error (see addTool), a hook's feedback appended.
+func invoke[In, Out any](s *Server, ctx context.Context, name string, req *mcp.CallToolRequest, in In, hooks bool, fn func(ctx context.Context, in In) (*mcp.CallToolResult, Out, error)) (res *mcp.CallToolResult, out Out, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Printf("agent-host mcp: %s panicked: %v\n%s", name, r, debug.Stack())
+			var zero Out
+			res, out, err = nil, zero, fmt.Errorf("%s failed with an internal error (%v); the server goes on, and the error is in its log", name, r)
+		}
+	}()
+	// The SDK lets a call run on when the server is stopped (it waits
+	// for calls in flight before it closes); a stopped server cancels
+	// them, so that a command never outlives it.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.stop, cancel)()
+	s.waitRoots(ctx)
+	rt := &runTool[In, Out]{name: name, in: in, raw: req.Params.Arguments, fn: fn, hooks: hooks}
+	ir, err := s.invoker.Invoke(ctx, rt, tools.Call{Input: req.Params.Arguments})
+	if err != nil {
+		var zero Out
+		if errors.Is(err, tools.ErrRefused) {
+			return nil, zero, fmt.Errorf("%s was refused: %s", name, ir.Reason)
+		}
+		return nil, zero, err
+	}
+	if len(ir.Feedback) > 0 || len(ir.AdditionalContext) > 0 {
+		if rt.res == nil {
+			rt.res = &mcp.CallToolResult{}
+		}
+		for _, f := range append(ir.Feedback, ir.AdditionalContext...) {
+			rt.res.Content = append(rt.res.Content, &mcp.TextContent{Text: f})
+		}
+	}
+	return rt.res, rt.out, nil
 }
 
 // addTools registers every tool: the file tools, read_media_file, the

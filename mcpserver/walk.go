@@ -2,10 +2,13 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -76,7 +79,7 @@ func (s *Server) addWalkTools() {
 			"Every entry is shown, hidden and git-ignored ones included (use walk for a git-aware listing of a tree).",
 		Annotations: ro,
 	}, s.listDirectory)
-	addTool(s, &mcp.Tool{
+	addEncodedTool[walkIn, ListOut](s, &mcp.Tool{
 		Name: "walk",
 		Description: "List the files under a directory the way git sees them (like rg --files): paths relative to the walked directory, " +
 			"one per line, directories with a trailing /. Files ignored by .gitignore, .git/info/exclude or the global excludes file " +
@@ -168,13 +171,20 @@ func (s *Server) listDirectory(ctx context.Context, in listDirIn) (*mcp.CallTool
 // errWalkFull stops a walk that has gathered more than its limit.
 var errWalkFull = errors.New("walk: limit reached")
 
-func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, ListOut, error) {
+// walkFound is one entry a walk found: its path relative to the walked
+// directory, at names[off:off+n] once the walk is over.
+type walkFound struct {
+	off, n int
+	dir    bool
+}
+
+func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json.RawMessage, error) {
 	path := in.Path
 	if path == "" {
 		path = "."
 	}
 	if in.MaxDepth < 0 || in.MaxEntries < 0 {
-		return nil, ListOut{}, errors.New("maxDepth and maxEntries must not be negative")
+		return nil, nil, errors.New("maxDepth and maxEntries must not be negative")
 	}
 	limit := in.MaxEntries
 	if limit == 0 {
@@ -183,64 +193,100 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, List
 	limit = min(limit, MaxWalkEntries)
 	top, err := s.h.ResolveInJail(ctx, "", path)
 	if err != nil {
-		return nil, ListOut{}, s.explain(ctx, path, err)
+		return nil, nil, s.explain(ctx, path, err)
 	}
 	// The parallel walker, stopped once one entry more than the limit is
 	// in: with a cut, which entries are kept depends on the order they
-	// are found (the listing says so), not on a sequential walk.
+	// are found (the listing says so), not on a sequential walk. Each
+	// directory's entries come at once (Batch), their paths lent: the part
+	// below top is copied into one buffer.
 	var mu sync.Mutex
-	var ents []host.WalkEntry
-	err = s.h.WalkFunc(ctx, "", top, host.WalkOptions{
-		Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxDepth: in.MaxDepth,
-	}, func(e host.WalkEntry) error {
+	var arena []byte
+	var found []walkFound
+	batch := func(ents []host.WalkEntry) error {
 		mu.Lock()
 		defer mu.Unlock()
-		if len(ents) > limit {
-			return errWalkFull
+		for _, e := range ents {
+			if len(found) > limit {
+				return errWalkFull
+			}
+			rel := e.Path
+			if e.Depth > 0 {
+				rel = strings.TrimLeft(strings.TrimPrefix(e.Path, top), string(os.PathSeparator))
+			}
+			found = append(found, walkFound{off: len(arena), n: len(rel), dir: e.IsDir})
+			arena = append(arena, rel...)
 		}
-		ents = append(ents, e)
 		return nil
-	})
+	}
+	err = s.h.WalkFunc(ctx, "", top, host.WalkOptions{
+		Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxDepth: in.MaxDepth, Batch: batch,
+	}, func(e host.WalkEntry) error { return batch([]host.WalkEntry{e}) }) // a file
 	if errors.Is(err, errWalkFull) {
 		err = nil
 	}
 	if err != nil && !isPartial(err) {
-		return nil, ListOut{}, s.explain(ctx, path, err)
+		return nil, nil, s.explain(ctx, path, err)
 	}
 	mu.Lock()
-	slices.SortFunc(ents, func(a, b host.WalkEntry) int { return strings.Compare(a.Path, b.Path) })
-	mu.Unlock()
-	out := ListOut{Root: top, Entries: []ListEntry{}, Truncated: len(ents) > limit, Unread: unreadDirs(err)}
-	if out.Truncated {
-		ents = ents[:limit]
+	defer mu.Unlock()
+	names := filepath.ToSlash(string(arena))
+	name := func(f walkFound) string { return names[f.off : f.off+f.n] }
+	slices.SortFunc(found, func(a, b walkFound) int { return strings.Compare(name(a), name(b)) })
+	truncated := len(found) > limit
+	if truncated {
+		found = found[:limit]
 	}
+	unread := unreadDirs(err)
+
+	// The text and the structured content (ListOut), each written once.
 	var b strings.Builder
-	for _, e := range ents {
-		rel, rerr := filepath.Rel(top, e.Path)
-		if rerr != nil || e.Depth == 0 {
-			rel = e.Path
+	b.Grow(len(names) + 2*len(found) + 128)
+	js := make([]byte, 0, len(names)+40*len(found)+len(top)+128)
+	js = append(js, `{"root":`...)
+	js = appendJSONString(js, top)
+	js = append(js, `,"entries":[`...)
+	for i, f := range found {
+		n := name(f)
+		if i > 0 {
+			js = append(js, ',')
 		}
-		le := ListEntry{Path: filepath.ToSlash(rel), Type: "file"}
-		if e.IsDir {
-			le.Type = "directory"
+		js = append(js, `{"path":`...)
+		js = appendJSONString(js, n)
+		if f.dir {
+			js = append(js, `,"type":"directory"}`...)
+		} else {
+			js = append(js, `,"type":"file"}`...)
 		}
-		out.Entries = append(out.Entries, le)
-		b.WriteString(listName(le.Path))
-		if e.IsDir {
+		b.WriteString(listName(n))
+		if f.dir {
 			b.WriteByte('/')
 		}
 		b.WriteByte('\n')
 	}
-	if len(ents) == 0 {
+	js = append(js, `],"truncated":`...)
+	js = strconv.AppendBool(js, truncated)
+	if len(unread) > 0 {
+		js = append(js, `,"unread":[`...)
+		for i, u := range unread {
+			if i > 0 {
+				js = append(js, ',')
+			}
+			js = appendJSONString(js, u)
+		}
+		js = append(js, ']')
+	}
+	js = append(js, '}')
+	if len(found) == 0 {
 		fmt.Fprintf(&b, "(nothing under %s)\n", top)
 	}
-	if out.Truncated {
+	if truncated {
 		fmt.Fprintf(&b, "... (cut at %d entries: narrow the path, lower maxDepth or raise maxEntries)\n", limit)
 	}
 	if err != nil {
 		fmt.Fprintf(&b, "(some directories could not be read: %v)\n", err)
 	}
-	return text(b.String()), out, nil
+	return text(b.String()), js, nil
 }
 
 // CheckIgnoreOut is the structured output of check_ignore: one result per

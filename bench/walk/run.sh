@@ -13,9 +13,13 @@
 # exactly rg --files', then times agent-host walk --no-hidden (rg's set,
 # index read included), rg --files, fdfind and git ls-files -co
 # --exclude-standard (ROUNDS rounds, default 11; medians, ratios over rg,
-# peak RSS). Then IsPathIgnored against git check-ignore on 10,000 sampled
-# paths of tree/, and the whole check-ignore --stdin process against
-# git's, both with --no-index.
+# peak RSS). Then small/ (gentree, 10,000 files, every file in the index):
+# "agent-host walk" (git's set) against git ls-files -co --exclude-standard,
+# where the figure is the CPU ratio (user+sys, "cpu" column). With
+# MILLION=1, also million/ (gentree -files 1000000, about 4 GB of inodes
+# and 10 minutes to build once) against rg --files. Then IsPathIgnored
+# against git check-ignore on 10,000 sampled paths of tree/, and the whole
+# check-ignore --stdin process against git's, both with --no-index.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -41,7 +45,24 @@ if [ ! -d "$work/goroot/.git" ]; then
   git -C "$work/goroot" add -A
 fi
 
-for t in tree goroot; do
+if [ ! -d "$work/small/.git" ]; then
+  rm -rf "$work/small"
+  "$work/bin/gentree" -files 10000 "$work/small"
+  git -C "$work/small" init -q
+  git -C "$work/small" add -A
+fi
+trees="tree goroot"
+if [ "${MILLION:-0}" = 1 ]; then
+  if [ ! -d "$work/million/.git" ]; then
+    rm -rf "$work/million"
+    "$work/bin/gentree" -files 1000000 "$work/million"
+    git -C "$work/million" init -q
+    git -C "$work/million" add -A
+  fi
+  trees="$trees million"
+fi
+
+for t in $trees; do
   d="$work/$t"
   echo "== $t: $(find "$d" -path "$d/.git" -prune -o -type f -print | wc -l) files on disk"
   (cd "$d" && "$work/bin/agent-host" walk | LC_ALL=C sort > "$work/$t.ah")
@@ -66,6 +87,19 @@ for t in tree goroot; do
     "${fdtool[@]}" \
     "git=git ls-files -co --exclude-standard"
 done
+
+echo "== small: 10,000 files, agent-host walk (git's set) vs git ls-files -co --exclude-standard; the figure is cpu"
+d="$work/small"
+(cd "$d" && "$work/bin/agent-host" walk | LC_ALL=C sort > "$work/small.ah")
+(cd "$d" && git -c core.quotePath=false ls-files -co --exclude-standard | LC_ALL=C sort > "$work/small.git")
+if cmp -s "$work/small.ah" "$work/small.git"; then
+  echo "file set: identical to git ls-files -co --exclude-standard ($(wc -l < "$work/small.git") files)"
+else
+  echo "file set: DIFFERS from git:"; diff "$work/small.git" "$work/small.ah" | head -20 || true
+fi
+"$work/bin/cmpbench" -n "$(( rounds * 2 + 1 ))" -dir "$d" \
+  "git=git ls-files -co --exclude-standard" \
+  "agent-host=$work/bin/agent-host walk"
 
 echo "== IsPathIgnored vs git check-ignore --stdin, 10,000 paths of tree/"
 [ -f "$work/paths.txt" ] || "$work/bin/ignorebench" -repo "$work/tree" -write-paths "$work/paths.txt"

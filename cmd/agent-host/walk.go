@@ -235,7 +235,7 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			}
 			return out.entries(ents, root, prefix, *dirs)
 		}
-		err = h.WalkFunc(ctx, cwd, root, opts, nil)
+		err = h.WalkFunc(ctx, cwd, root, opts, func(e host.WalkEntry) error { return opts.Batch([]host.WalkEntry{e}) }) // PATH is a file
 		var partial *walk.PartialError
 		switch {
 		case errors.As(err, &partial):

@@ -63,9 +63,11 @@ type Options struct {
 	// error of the walk. It is called from several goroutines at once.
 	OnSkip func(path string, err error)
 	// Batch, if set, is given each directory's entries at once, instead
-	// of Walk's fn one at a time (fn is then never called and may be nil):
-	// the same entries fn would get, in the same order, one call per
-	// directory read, before anything below that directory. It is called
+	// of Walk's fn one at a time (Walk then never calls fn, which may be
+	// nil; Host.WalkFunc calls it for a starting path that is a file): the
+	// same entries fn would get, in the same order, one call per directory
+	// read, before anything below that directory; a starting path that is
+	// not a directory comes alone. It is called
 	// from several goroutines at once. The slice and the memory of its
 	// Paths are the walk's again once Batch returns (a path is not a string
 	// of its own, so that a walk that writes paths out allocates nothing

@@ -1,0 +1,118 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// addEncodedTool registers a tool as addTool does (the same schemas, hooks,
+// invocation and errors), for a handler fn that encodes its structured
+// output itself, as JSON that fits Out's schema (Out is only the schema's
+// source, for tools/list). The SDK's typed handler marshals the output,
+// decodes that again into maps and slices to check it against the schema,
+// and marshals the maps once more: for a walk of 16,000 entries that was
+// most of the call. Here the output is encoded once, by fn, and put in
+// structuredContent as it is; the tests check that what fn writes fits the
+// schema (TestEncodedOutputFitsSchema).
+func addEncodedTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Context, in In) (*mcp.CallToolResult, json.RawMessage, error)) {
+	declare[In, Out](s, t)
+	sc, ok := t.InputSchema.(*jsonschema.Schema)
+	if !ok {
+		panic(fmt.Sprintf("mcpserver: %s: input schema is a %T", t.Name, t.InputSchema))
+	}
+	rs, err := sc.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: %s: input schema: %v", t.Name, err))
+	}
+	hooks := len(s.opts.Hooks) > 0
+	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		in, err := decodeArguments[In](rs, req.Params.Arguments)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		res, out, err := invoke(s, ctx, t.Name, req, in, hooks, fn)
+		if err != nil {
+			if wire, ok := err.(*jsonrpc.Error); ok {
+				return nil, wire
+			}
+			return errorResult(err), nil
+		}
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		if out != nil {
+			res.StructuredContent = out
+			if res.Content == nil {
+				res.Content = []mcp.Content{&mcp.TextContent{Text: string(out)}}
+			}
+		}
+		return res, nil
+	})
+}
+
+// decodeArguments is what the SDK's typed handler does with a call's
+// arguments: defaults applied, checked against the input schema, decoded
+// into In.
+func decodeArguments[In any](rs *jsonschema.Resolved, raw json.RawMessage) (In, error) {
+	var in In
+	v := map[string]any{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return in, fmt.Errorf("unmarshaling arguments: %w", err)
+		}
+	}
+	if err := rs.ApplyDefaults(&v); err != nil {
+		return in, fmt.Errorf("applying schema defaults: %w", err)
+	}
+	if err := rs.Validate(&v); err != nil {
+		return in, fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return in, err
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return in, err
+	}
+	return in, nil
+}
+
+// errorResult is a tool result with isError set and err's text.
+func errorResult(err error) *mcp.CallToolResult {
+	var res mcp.CallToolResult
+	res.SetError(err)
+	return &res
+}
+
+// appendJSONString appends s as encoding/json encodes a string: the same
+// bytes (HTML characters, U+2028 and U+2029 escaped; invalid UTF-8 as
+// U+FFFD), copied as they are in the common case of nothing to escape.
+func appendJSONString(b []byte, s string) []byte {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return appendMarshaled(b, s)
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	if !ascii && (!utf8.ValidString(s) || strings.ContainsAny(s, "\u2028\u2029")) {
+		return appendMarshaled(b, s)
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func appendMarshaled(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always marshals
+	return append(b, q...)
+}
