@@ -564,6 +564,17 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 	ixRead := false
 	for i := range ents {
 		drop()
+		if i&127 == 127 {
+			// Also between entries the rules leave out: a directory of
+			// a million ignored names must not outlast a cancel.
+			if w.stopped.Load() {
+				break
+			}
+			if err := w.ctx.Err(); err != nil {
+				w.halt(err)
+				break
+			}
+		}
 		e := &ents[i]
 		n := e.name
 		if n == ".git" || (fold && strings.EqualFold(n, ".git")) {
