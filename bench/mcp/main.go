@@ -19,6 +19,11 @@
 //
 //     go run ./bench/mcp [-calls 1000] [-starts 100] [-bin PATH] [-before PATH]
 //     go run ./bench/mcp -only-inflight [-inflight 32] [-ref .../server-filesystem/dist/index.js]
+//
+//   - walk: agent-host's walk tool on a whole tree (a plain copy of
+//     GOROOT, no .git) against the reference server's directory_tree:
+//
+//     go run ./bench/mcp -walk DIR [-walk-rounds 15] -ref .../server-filesystem/dist/index.js
 package main
 
 import (
@@ -48,6 +53,8 @@ func main() {
 	runs := flag.Int("runs", 5, "throughput runs per server (the median is printed)")
 	ref := flag.String("ref", "", "the reference server's dist/index.js (@modelcontextprotocol/server-filesystem), run with node for comparison")
 	only := flag.Bool("only-inflight", false, "measure only the throughput with -inflight calls in flight")
+	walkDir := flag.String("walk", "", "measure only agent-host's walk of `DIR` (whole tree) against the reference server's directory_tree (-ref) of it")
+	walkRounds := flag.Int("walk-rounds", 15, "timed calls of each server for -walk")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -73,6 +80,14 @@ func main() {
 		log.Fatal(err)
 	}
 
+	if *walkDir != "" {
+		servers := []server{{"agent-host", func(ws string) []string { return []string{bin, "mcp", "--root", ws} }}}
+		if *ref != "" {
+			servers = append(servers, server{"reference", func(ws string) []string { return []string{"node", *ref, ws} }})
+		}
+		walkBench(*walkDir, servers, *walkRounds)
+		return
+	}
 	if *k > 0 {
 		servers := []server{{"agent-host", func(ws string) []string { return []string{bin, "mcp", "--root", ws} }}}
 		if *ref != "" {

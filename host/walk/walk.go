@@ -279,6 +279,7 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 	w.dir(h, root, filepath.Base(root), 0, pctx, nil)
 	_ = w.g.Wait()
 	w.finishDeferred()
+	w.bg.Wait()
 	if w.fatal != nil {
 		return w.fatal
 	}
@@ -309,6 +310,7 @@ type walker struct {
 	fatal    error         // why the walk stopped early
 	errs     []error       // directories that could not be read, indexes that could not be used
 	indexes  map[*repoInfo]*indexSlot
+	bg       sync.WaitGroup // prefetchIndex's reads
 }
 
 // indexOf is the index of r for this walk (nil with NoIndex, or when r
@@ -344,6 +346,41 @@ func (w *walker) indexOf(r *repoInfo) *gitIndex {
 		s.ix = ix
 	})
 	return s.ix
+}
+
+// prefetchIndex starts reading ctx's repository index in the background
+// when rules are in force there (the starting directory's, or a
+// repository root's once its .gitignore is read): then some entry is
+// likely to be ignored and to need the index, and the walk goes on
+// meanwhile instead of every goroutine waiting for it at the first
+// ignored entry (a 100,000-entry index is 10 MB to read, check and
+// decode). Where no rule is in force the index is left to indexOf, and a
+// tree the rules ignore nothing in reads none. Not for a sequential walk
+// (MaxEntries), which may stop after a few entries.
+func (w *walker) prefetchIndex(ctx *dirCtx) {
+	r := ctx.repo
+	if w.seq || w.opts.NoIndex || r == nil || ctx.trackedOnly || w.stopped.Load() {
+		return
+	}
+	if ctx.chain == nil && r.exclude.empty() && r.global.empty() {
+		return
+	}
+	w.mu.Lock()
+	_, started := w.indexes[r]
+	if !started {
+		if w.indexes == nil {
+			w.indexes = map[*repoInfo]*indexSlot{}
+		}
+		w.indexes[r] = &indexSlot{}
+	}
+	w.mu.Unlock()
+	if !started {
+		w.bg.Add(1)
+		go func() {
+			defer w.bg.Done()
+			w.indexOf(r)
+		}()
+	}
 }
 
 // indexSlot is one repository's index for one walk, read by the first
@@ -532,6 +569,9 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 					ctx = ctx.withRules(rs)
 				}
 			}
+		}
+		if depth == 0 || hasGit {
+			w.prefetchIndex(ctx)
 		}
 	}
 	if w.seq {
