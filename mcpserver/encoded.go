@@ -48,14 +48,27 @@ func addEncodedTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Con
 			res = &mcp.CallToolResult{}
 		}
 		if out != nil {
-			res.StructuredContent = out
 			if res.Content == nil {
 				res.Content = []mcp.Content{&mcp.TextContent{Text: string(out)}}
+			}
+			res.StructuredContent = out
+			if len(out) >= lendAbove && s.lending.Load() {
+				// Large: past the SDK's encoder (see lender).
+				res.StructuredContent = placeholder(s.lend.lend(out))
+				for _, c := range res.Content {
+					if tc, ok := c.(*mcp.TextContent); ok && len(tc.Text) >= lendAbove {
+						tc.Text = s.lend.lend(appendMarshaled(nil, tc.Text))
+					}
+				}
 			}
 		}
 		return res, nil
 	})
 }
+
+// lendAbove is the size from which a result's values are lent to the
+// transport rather than encoded by the SDK.
+const lendAbove = 32 << 10
 
 // decodeArguments is what the SDK's typed handler does with a call's
 // arguments: defaults applied, checked against the input schema, decoded

@@ -38,3 +38,36 @@ func TestAppendJSONString(t *testing.T) {
 		}
 	}
 }
+
+// TestLenderSplice: the transport writes each lent value in place of its
+// placeholder and forgets it; a placeholder of a token never lent (or
+// already spliced) is left as it is; a result without one is one part.
+func TestLenderSplice(t *testing.T) {
+	var l lender
+	a, b := l.lend([]byte(`{"big":1}`)), l.lend([]byte(`"text\n"`))
+	res := `{"structuredContent":` + string(placeholder(a)) + `,"content":[{"type":"text","text":` + string(placeholder(b)) + `}],"x":"\u0000lent:ffff"}`
+	join := func(parts [][]byte) string {
+		var s string
+		for _, p := range parts {
+			s += string(p)
+		}
+		return s
+	}
+	want := `{"structuredContent":{"big":1},"content":[{"type":"text","text":"text\n"}],"x":"\u0000lent:ffff"}`
+	if got := join(l.splice([]byte(res))); got != want {
+		t.Errorf("splice:\n%s\nwant\n%s", got, want)
+	}
+	if len(l.lent) != 0 {
+		t.Errorf("%d values kept after the splice", len(l.lent))
+	}
+	if got := join(l.splice([]byte(res))); got != res {
+		t.Errorf("a second splice of spent tokens changed the result: %s", got)
+	}
+	if parts := l.splice([]byte(`{"a":1}`)); len(parts) != 1 {
+		t.Errorf("no placeholder: %d parts", len(parts))
+	}
+	var none *lender
+	if got := join(none.splice([]byte(res))); got != res {
+		t.Errorf("a nil lender changed the result")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -76,6 +77,9 @@ type Server struct {
 
 	schemasMu sync.Mutex
 	schemas   map[string]*jsonschema.Schema // tool name -> input schema, for checkArguments
+
+	lend    lender      // values handlers lend the transport (see lender)
+	lending atomic.Bool // Run serves a LineTransport that splices them
 
 	stop  context.Context // Run's context: when it is done, calls in flight are cancelled
 	ready chan struct{}   // closed when the tools are registered
@@ -186,6 +190,14 @@ func (s *Server) Publisher() *invalidation.Publisher { return s.pub }
 // as they are.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	t = s.lineTransport(t)
+	if lt, ok := t.(*LineTransport); ok && len(s.opts.Hooks) == 0 {
+		// Replies go through our transport: handlers may lend it values.
+		c := *lt
+		c.lender = &s.lend
+		t = &c
+		s.lending.Store(true)
+		defer func() { s.lending.Store(false); s.lend.drop() }()
+	}
 	cancelSink, err := s.pub.Subscribe(invalidation.SinkFunc(s.notify), invalidation.WithQueueLen(s.opts.QueueLen))
 	if err != nil {
 		return fmt.Errorf("mcpserver: %w", err)

@@ -88,6 +88,8 @@ type LineTransport struct {
 	// DefaultMaxMessageBytes (Server.Run puts Options.MaxMessageBytes there
 	// first).
 	MaxMessageBytes int
+
+	lender *lender // the serving Server's lent values (see lender); nil: none
 }
 
 // Connect starts reading Reader and returns the connection. It is called
@@ -101,6 +103,7 @@ func (t *LineTransport) Connect(context.Context) (mcp.Connection, error) {
 		r:        t.Reader,
 		w:        t.Writer,
 		limit:    limit,
+		lender:   t.lender,
 		incoming: make(chan msgOrErr),
 		closed:   make(chan struct{}),
 		wake:     make(chan struct{}),
@@ -114,9 +117,10 @@ func (t *LineTransport) Connect(context.Context) (mcp.Connection, error) {
 
 // lineConn is one LineTransport connection.
 type lineConn struct {
-	r     io.Reader
-	w     io.Writer
-	limit int
+	r      io.Reader
+	w      io.Writer
+	limit  int
+	lender *lender
 
 	incoming  chan msgOrErr // from readLoop to Read, unbuffered
 	closed    chan struct{}
@@ -367,7 +371,8 @@ func (c *lineConn) encode(msg jsonrpc.Message) (parts [][]byte, answered bool, e
 	}
 	if ok && resp.Error == nil && len(resp.Result) > 0 && bytes.IndexByte(resp.Result, '\n') < 0 {
 		head := append(append([]byte(wirePrefix), raw...), `,"result":`...)
-		return [][]byte{head, resp.Result, []byte("}")}, true, nil
+		parts := append([][]byte{head}, c.lender.splice(resp.Result)...)
+		return append(parts, []byte("}")), true, nil
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
@@ -376,7 +381,7 @@ func (c *lineConn) encode(msg jsonrpc.Message) (parts [][]byte, answered bool, e
 	if ok {
 		data = spliceID(data, sdkID, raw)
 	}
-	return [][]byte{data}, ok, nil
+	return c.lender.splice(data), ok, nil
 }
 
 // wirePrefix is how jsonrpc.EncodeMessage begins a message with an id: its

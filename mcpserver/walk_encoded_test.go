@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,6 +23,11 @@ import (
 func TestEncodedOutputFitsSchema(t *testing.T) {
 	s := start(t, startOpts{})
 	names := []string{"a<b>&c.txt", `q"uote.txt`, "back\\slash", "line\u2028sep", "x\nSPOOFED.txt", "sub/deep/f.go", "sub/g.go", "z.txt"}
+	// Enough entries that the reply's values are lent to the transport
+	// (see lender) rather than encoded by the SDK.
+	for i := range 1200 {
+		names = append(names, fmt.Sprintf("sub/many/<%04d> & \"q\"\n.txt", i))
+	}
 	for _, f := range names {
 		mustWrite(t, filepath.Join(s.ws, f), "x")
 	}
@@ -49,13 +55,17 @@ func TestEncodedOutputFitsSchema(t *testing.T) {
 	if resolved == nil {
 		t.Fatal("walk declares no output schema")
 	}
-	want := []string{"a<b>&c.txt", "back\\slash", "line\u2028sep", `q"uote.txt`, "sub", "sub/deep", "sub/deep/f.go", "sub/g.go", "x\nSPOOFED.txt", "z.txt"}
+	want := []string{"a<b>&c.txt", "back\\slash", "line\u2028sep", `q"uote.txt`, "sub", "sub/deep", "sub/deep/f.go", "sub/g.go", "sub/many"}
+	for i := range 1200 {
+		want = append(want, fmt.Sprintf("sub/many/<%04d> & \"q\"\n.txt", i))
+	}
+	want = append(want, "x\nSPOOFED.txt", "z.txt")
 	for _, c := range []struct {
 		args      map[string]any
 		n         int
 		truncated bool
 	}{
-		{map[string]any{}, len(want), false},
+		{map[string]any{"maxEntries": 50000}, len(want), false},
 		{map[string]any{"maxEntries": 3}, 3, true},
 	} {
 		res, err := s.callRaw("walk", c.args)
@@ -83,7 +93,7 @@ func TestEncodedOutputFitsSchema(t *testing.T) {
 		var got []string
 		for _, e := range out.Entries {
 			got = append(got, e.Path)
-			if wantType := map[bool]string{true: "directory", false: "file"}[e.Path == "sub" || e.Path == "sub/deep"]; e.Type != wantType {
+			if wantType := map[bool]string{true: "directory", false: "file"}[e.Path == "sub" || e.Path == "sub/deep" || e.Path == "sub/many"]; e.Type != wantType {
 				t.Errorf("%s: type %q, want %q", e.Path, e.Type, wantType)
 			}
 		}
@@ -93,8 +103,12 @@ func TestEncodedOutputFitsSchema(t *testing.T) {
 		if !c.truncated && !slices.Equal(got, want) {
 			t.Errorf("walk: %q, want %q", got, want)
 		}
-		if txt := resultText(res); strings.Count(txt, "\n") != c.n+map[bool]int{true: 1}[c.truncated] {
-			t.Errorf("walk %v text: %q", c.args, txt)
+		txt := resultText(res)
+		if strings.Count(txt, "\n") != c.n+map[bool]int{true: 1}[c.truncated] || strings.Contains(txt, "\x00") {
+			t.Errorf("walk %v text: %.300q", c.args, txt)
+		}
+		if !c.truncated && !strings.Contains(txt, `"sub/many/<0007> & \"q\"\n.txt"`+"\n") {
+			t.Errorf("walk text lacks a quoted line: %.300q", txt)
 		}
 	}
 }
