@@ -230,24 +230,31 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	names := filepath.ToSlash(string(arena))
-	name := func(f walkFound) string { return names[f.off : f.off+f.n] }
-	slices.SortFunc(found, func(a, b walkFound) int { return strings.Compare(name(a), name(b)) })
-	truncated := len(found) > limit
+	names := filepath.ToSlash(string(arena)) // every path at once: the entries' names are slices of it
+	type named struct {
+		name string
+		dir  bool
+	}
+	list := make([]named, len(found))
+	for i, f := range found {
+		list[i] = named{names[f.off : f.off+f.n], f.dir}
+	}
+	slices.SortFunc(list, func(a, b named) int { return strings.Compare(a.name, b.name) })
+	truncated := len(list) > limit
 	if truncated {
-		found = found[:limit]
+		list = list[:limit]
 	}
 	unread := unreadDirs(err)
 
 	// The text and the structured content (ListOut), each written once.
 	var b strings.Builder
-	b.Grow(len(names) + 2*len(found) + 128)
-	js := make([]byte, 0, len(names)+40*len(found)+len(top)+128)
+	b.Grow(len(names) + 2*len(list) + 128)
+	js := make([]byte, 0, len(names)+40*len(list)+len(top)+128)
 	js = append(js, `{"root":`...)
 	js = appendJSONString(js, top)
 	js = append(js, `,"entries":[`...)
-	for i, f := range found {
-		n := name(f)
+	for i, f := range list {
+		n := f.name
 		if i > 0 {
 			js = append(js, ',')
 		}
@@ -277,7 +284,7 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 		js = append(js, ']')
 	}
 	js = append(js, '}')
-	if len(found) == 0 {
+	if len(list) == 0 {
 		fmt.Fprintf(&b, "(nothing under %s)\n", top)
 	}
 	if truncated {
