@@ -19,7 +19,11 @@
 # MILLION=1, also million/ (gentree -files 1000000, about 4 GB of inodes
 # and 10 minutes to build once) against rg --files. Then IsPathIgnored
 # against git check-ignore on 10,000 sampled paths of tree/, and the whole
-# check-ignore --stdin process against git's, both with --no-index.
+# check-ignore --stdin process against git's, both with --no-index. With
+# REF=.../server-filesystem/dist/index.js (npm install
+# @modelcontextprotocol/server-filesystem), last the MCP walk tool of a
+# plain copy of GOROOT (goroot-plain/, no .git) against that reference
+# server's directory_tree (go run ./bench/mcp -walk).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -112,3 +116,9 @@ chmod +x "$work/bin/ci-agent-host" "$work/bin/ci-git"
 "$work/bin/cmpbench" -n "$rounds" -dir "$work/tree" \
   "git=$work/bin/ci-git" \
   "agent-host=$work/bin/ci-agent-host"
+
+if [ -n "${REF:-}" ]; then
+  echo "== MCP walk of goroot-plain/ vs the reference server's directory_tree"
+  [ -d "$work/goroot-plain" ] || cp -a "$(go env GOROOT)" "$work/goroot-plain"
+  (cd "$repo" && go run ./bench/mcp -walk "$work/goroot-plain" -walk-rounds "$rounds" -ref "$REF")
+fi
