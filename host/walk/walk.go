@@ -747,7 +747,9 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			w.problem(sd.path, err)
 			continue
 		}
-		if !w.seq && !w.fdPressure.Load() && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, sctx, chain); return nil }) {
+		// The last subdirectory is this goroutine's own: handing it to a new
+		// one would only trade this goroutine's end for another's start.
+		if !w.seq && k < len(subdirs)-1 && !w.fdPressure.Load() && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, sctx, chain); return nil }) {
 			continue
 		}
 		w.dir(ch, sd.path, sd.name, childDepth, sctx, chain)
