@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// walkBench times, interleaved, rounds calls of agent-host's walk tool
+// (the whole tree of dir: hidden files in, maxEntries 50000) and of the
+// reference server's directory_tree on dir, each server one long-lived
+// process over a raw JSON-RPC pipe, after one untimed call each. dir
+// should hold no .git (a plain copy of GOROOT, say), so that both list the
+// same set: directory_tree applies no ignore rules. It prints the median
+// time from request to the whole reply line, the server CPU per call
+// (user+system from /proc over all timed calls), the reply sizes and
+// entry counts, and agent-host's figures as a ratio of the reference's.
+func walkBench(dir string, servers []server, rounds int) {
+	type proc struct {
+		s     server
+		cmd   *exec.Cmd
+		in    io.WriteCloser
+		out   *bufio.Reader
+		call  string
+		walls []time.Duration
+		cpu   time.Duration
+		size  int
+		count int
+	}
+	var ps []*proc
+	for _, s := range servers {
+		argv := s.argv(dir)
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Stderr = os.Stderr
+		in, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			log.Fatal(err)
+		}
+		p := &proc{s: s, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+		io.WriteString(in, initLine)
+		if l, err := p.out.ReadString('\n'); err != nil || !strings.Contains(l, `"result"`) {
+			log.Fatalf("%s: initialize: %v %q", s.name, err, l)
+		}
+		io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		if s.name == "agent-host" {
+			p.call = fmt.Sprintf(`{"jsonrpc":"2.0","id":%%d,"method":"tools/call","params":{"name":"walk","arguments":{"path":%q,"hidden":true,"maxEntries":50000}}}`+"\n", dir)
+		} else {
+			p.call = fmt.Sprintf(`{"jsonrpc":"2.0","id":%%d,"method":"tools/call","params":{"name":"directory_tree","arguments":{"path":%q}}}`+"\n", dir)
+		}
+		ps = append(ps, p)
+	}
+	id := 10
+	callOnce := func(p *proc) (time.Duration, string) {
+		id++
+		t0 := time.Now()
+		io.WriteString(p.in, fmt.Sprintf(p.call, id))
+		for {
+			l, err := p.out.ReadString('\n')
+			if err != nil {
+				log.Fatalf("%s: %v", p.s.name, err)
+			}
+			if strings.HasPrefix(l, `{"jsonrpc":"2.0","method"`) || strings.Contains(l[:min(len(l), 200)], `"method":`) {
+				continue // a notification or a request of the server's
+			}
+			d := time.Since(t0)
+			if !strings.Contains(l[:min(len(l), 100)], `"result"`) || strings.Contains(l, `"isError":true`) {
+				log.Fatalf("%s: reply %.300s", p.s.name, l)
+			}
+			return d, l
+		}
+	}
+	for _, p := range ps {
+		_, l := callOnce(p)
+		p.size = len(l)
+		p.count = countEntries(p.s.name, l)
+	}
+	before := make([]time.Duration, len(ps))
+	for i, p := range ps {
+		before[i] = procCPU(p.cmd.Process.Pid)
+	}
+	for r := range rounds {
+		for i := range ps {
+			p := ps[(i+r)%len(ps)]
+			d, _ := callOnce(p)
+			p.walls = append(p.walls, d)
+		}
+	}
+	for i, p := range ps {
+		p.cpu = (procCPU(p.cmd.Process.Pid) - before[i]) / time.Duration(rounds)
+		p.in.Close()
+		p.cmd.Wait()
+	}
+	med := func(ds []time.Duration) time.Duration { s := slices.Clone(ds); slices.Sort(s); return s[len(s)/2] }
+	for _, p := range ps {
+		fmt.Printf("walk of %s, %-10s: median %7.1f ms (min %.1f, max %.1f), server CPU %6.1f ms a call, reply %d bytes, %d entries\n",
+			dir, p.s.name, ms(med(p.walls)), ms(slices.Min(p.walls)), ms(slices.Max(p.walls)), ms(p.cpu), p.size, p.count)
+	}
+	if len(ps) > 1 {
+		fmt.Printf("agent-host walk / reference directory_tree: wall %.2fx, server CPU %.2fx (%d rounds, interleaved)\n",
+			float64(med(ps[0].walls))/float64(med(ps[1].walls)), float64(ps[0].cpu)/float64(ps[1].cpu), rounds)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// countEntries counts the entries of a reply: walk's structured entries,
+// or the nodes of directory_tree's JSON tree.
+func countEntries(name, line string) int {
+	var m struct {
+		Result struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+			StructuredContent struct {
+				Entries []json.RawMessage `json:"entries"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		log.Fatalf("%s: reply: %v", name, err)
+	}
+	if name == "agent-host" {
+		return len(m.Result.StructuredContent.Entries)
+	}
+	type node struct {
+		Children []node `json:"children"`
+	}
+	var tree []node
+	if len(m.Result.Content) == 0 || json.Unmarshal([]byte(m.Result.Content[0].Text), &tree) != nil {
+		log.Fatalf("%s: directory_tree reply is not a tree", name)
+	}
+	var count func([]node) int
+	count = func(ns []node) int {
+		n := len(ns)
+		for _, c := range ns {
+			n += count(c.Children)
+		}
+		return n
+	}
+	return count(tree)
+}
+
+// procCPU is the user and system time of process pid so far (Linux).
+func procCPU(pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * (time.Second / 100) // USER_HZ
+}
