@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -57,7 +56,7 @@ func addEncodedTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Con
 				res.StructuredContent = placeholder(s.lend.lend(out))
 				for _, c := range res.Content {
 					if tc, ok := c.(*mcp.TextContent); ok && len(tc.Text) >= lendAbove {
-						tc.Text = s.lend.lend(appendMarshaled(nil, tc.Text))
+						tc.Text = s.lend.lend(appendJSONString(make([]byte, 0, len(tc.Text)+len(tc.Text)/8+16), tc.Text))
 					}
 				}
 			}
@@ -104,28 +103,58 @@ func errorResult(err error) *mcp.CallToolResult {
 	return &res
 }
 
-// appendJSONString appends s as encoding/json encodes a string: the same
-// bytes (HTML characters, U+2028 and U+2029 escaped; invalid UTF-8 as
-// U+FFFD), copied as they are in the common case of nothing to escape.
+// appendJSONString appends s as encoding/json encodes a string, byte for
+// byte (its appendString with HTML escaping: <, > and & escaped, U+2028
+// and U+2029 escaped, invalid UTF-8 as U+FFFD), without json.Marshal's
+// buffer and copy: runs of plain bytes are copied whole.
 func appendJSONString(b []byte, s string) []byte {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20, c == '"', c == '\\', c == '<', c == '>', c == '&':
-			return appendMarshaled(b, s)
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	if !ascii && (!utf8.ValidString(s) || strings.ContainsAny(s, "\u2028\u2029")) {
-		return appendMarshaled(b, s)
-	}
+	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	b = append(b, s...)
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
-}
-
-func appendMarshaled(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always marshals
-	return append(b, q...)
 }

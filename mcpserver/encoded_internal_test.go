@@ -12,7 +12,7 @@ import (
 // characters, U+2028 and U+2029, invalid UTF-8), and on random bytes.
 func TestAppendJSONString(t *testing.T) {
 	cases := []string{"", "plain.go", "dir/sub/file.txt", "ünïcode/日本.go", "a\"b", `back\slash`, "new\nline", "tab\t",
-		"\x00nul", "\x1f", "<script>", "a&b", "x>y", "line\u2028sep", "para\u2029sep", "bad\xffutf8", "\xc3", "\xed\xa0\x80", "\u007f"}
+		"\x00nul", "\x1f", "\b\f\v\x7f", "<script>", "a&b", "x>y", "line\u2028sep", "para\u2029sep", "bad\xffutf8", "\xc3", "\xed\xa0\x80", "\u007f"}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 5000 {
 		b := make([]byte, r.IntN(12))

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -230,7 +231,9 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	names := filepath.ToSlash(string(arena)) // every path at once: the entries' names are slices of it
+	// Every path at once, the entries' names slices of it: the arena is
+	// not written again.
+	names := filepath.ToSlash(unsafe.String(unsafe.SliceData(arena), len(arena)))
 	type named struct {
 		name string
 		dir  bool
