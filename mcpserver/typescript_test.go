@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +41,11 @@ func TestTypeScriptSDK(t *testing.T) {
 	mustWrite(t, filepath.Join(croot, "root.txt"), "in the client root\n")
 	mustWrite(t, outside, "SECRET")
 	os.Mkdir(ws, 0o755)
+	// A walk of these is a reply large enough to be lent to the transport
+	// (mcpserver/lend.go): the TypeScript client must see it whole.
+	for i := range 1500 {
+		mustWrite(t, filepath.Join(ws, "many", fmt.Sprintf("f%04d.dat", i)), "")
+	}
 
 	cmd := exec.Command(node, "check.mjs", bin, ws, croot, outside)
 	cmd.Dir = dir

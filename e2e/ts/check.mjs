@@ -121,6 +121,16 @@ try {
   assert.deepEqual(res.structuredContent.matches, [{ path: "hello.txt", type: "file" }]);
   ok("directory_tree and search_files, structured content valid against their output schemas");
 
+  // walk's structured content is written by the server itself and, this
+  // large, spliced in by its transport: the SDK checks it against walk's
+  // outputSchema too.
+  res = await client.callTool({ name: "walk", arguments: { maxEntries: 50000 } });
+  assert.ok(!res.isError, text(res));
+  const walked = res.structuredContent.entries.filter((e) => e.path.startsWith("many/"));
+  assert.equal(walked.length, 1500, JSON.stringify(res.structuredContent).slice(0, 300));
+  assert.ok(text(res).includes("many/f0007.dat\n"), text(res).slice(0, 300));
+  ok("walk of 1,500 files, structured content valid against its output schema");
+
   const png = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a7e1e6b00000000049454e44ae426082", "hex");
   await client.callTool({ name: "write_file", arguments: { path: "dot.png", content: "" } });
   fs.writeFileSync(join(ws, "dot.png"), png);
