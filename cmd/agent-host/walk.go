@@ -306,7 +306,11 @@ var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return 
 // entry does, formatting them first and holding the lock for one copy.
 func (lw *lineWriter) entries(ents []host.WalkEntry, root, prefix string, dirs bool) error {
 	bp := lineBufs.Get().(*[]byte)
-	defer lineBufs.Put(bp)
+	defer func() {
+		if cap(*bp) <= 1<<20 { // one huge directory's lines are not kept
+			lineBufs.Put(bp)
+		}
+	}()
 	b := (*bp)[:0]
 	for _, e := range ents {
 		if e.IsDir && !dirs {

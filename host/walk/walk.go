@@ -714,7 +714,9 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 		}
 		clear(bb.ents) // drop the strings: the pool must not keep them alive
 		bb.ents, bb.paths = bb.ents[:0], bb.paths[:0]
-		batchBufPool.Put(bb)
+		if cap(bb.paths) <= 1<<20 { // one huge directory's paths are not kept
+			batchBufPool.Put(bb)
+		}
 	}
 	dirBufPool.Put(buf)
 
