@@ -81,6 +81,8 @@ type Server struct {
 	lend    lender      // values handlers lend the transport (see lender)
 	lending atomic.Bool // Run serves a LineTransport that splices them
 
+	walkHint atomic.Int64 // entries the last walk call found, to size the next one's buffers
+
 	stop  context.Context // Run's context: when it is done, calls in flight are cancelled
 	ready chan struct{}   // closed when the tools are registered
 	wg    sync.WaitGroup  // goroutines the server started (roots requests)

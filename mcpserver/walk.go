@@ -202,8 +202,11 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 	// directory's entries come at once (Batch), their paths lent: the part
 	// below top is copied into one buffer.
 	var mu sync.Mutex
-	var arena []byte
-	var found []walkFound
+	// Sized as the last walk's (up to the limit): a walk of the same tree
+	// again grows nothing.
+	hint := min(int(s.walkHint.Load()), limit+1)
+	found := make([]walkFound, 0, hint)
+	arena := make([]byte, 0, hint*48)
 	batch := func(ents []host.WalkEntry) error {
 		mu.Lock()
 		defer mu.Unlock()
@@ -231,6 +234,7 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	s.walkHint.Store(int64(len(found)))
 	// Every path at once, the entries' names slices of it: the arena is
 	// not written again.
 	names := filepath.ToSlash(unsafe.String(unsafe.SliceData(arena), len(arena)))
