@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha1"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -237,7 +238,7 @@ func TestIndexRefused(t *testing.T) {
 			p := filepath.Join(e.repo, ".git", "index")
 			b, err := os.ReadFile(p)
 			must(t, err)
-			b[len(b)-1] ^= 0xff // the checksum
+			binary.BigEndian.PutUint32(b[8:], 1<<30) // more entries than the file holds
 			must(t, os.WriteFile(p, b, 0o644))
 		}, ErrIndexCorrupt},
 		{"sparse index", func(e *gitEnv) {
@@ -348,4 +349,28 @@ func indexSeeds(tb testing.TB) [][]byte {
 		seeds = append(seeds, data)
 	}
 	return seeds
+}
+
+// TestIndexBadChecksumAsGit: an index whose trailing checksum is wrong is
+// used, as git uses it outside fsck: the walk lists what git ls-files -co
+// --exclude-standard lists with that index, tracked-ignored files
+// included, and reports no error.
+func TestIndexBadChecksumAsGit(t *testing.T) {
+	e := indexRepo(t)
+	p := filepath.Join(e.repo, ".git", "index")
+	b, err := os.ReadFile(p)
+	must(t, err)
+	b[len(b)-1] ^= 0xff
+	must(t, os.WriteFile(p, b, 0o644))
+	want := onDisk(e.repo, strings.Fields(string(e.git(e.repo, "ls-files", "-co", "--exclude-standard"))))
+	if !slices.Contains(want, "build/keep.o") {
+		t.Fatalf("git did not use the index with a bad checksum: %q", want)
+	}
+	files, _, err := walkRel(t, e.cache(), e.repo, Options{Hidden: true})
+	must(t, err)
+	slices.Sort(want)
+	slices.Sort(files)
+	if !slices.Equal(files, want) {
+		t.Errorf("walk with a bad index checksum:\n got %q\nwant %q (git)", files, want)
+	}
 }
