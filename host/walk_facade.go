@@ -394,14 +394,6 @@ func parentOf(p string) string {
 	return p[:i]
 }
 
-// joinRoot is the absolute path of rel (clean, relative) below root.
-func joinRoot(root, rel string) string {
-	if root == "/" {
-		return "/" + rel
-	}
-	return root + "/" + rel
-}
-
 // maxNameLen is the longest name one component may have (NAME_MAX): a
 // longer one is left to the jail, which reports it as it would alone.
 const maxNameLen = 255

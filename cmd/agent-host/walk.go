@@ -205,7 +205,7 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	for _, arg := range pos {
 		// Each path is printed as PATH as typed, joined with the part below
 		// the resolved directory: "." prints bare relative paths.
-		prefix := strings.TrimRight(arg, "/"+string(os.PathSeparator))
+		prefix := strings.TrimRightFunc(arg, func(r rune) bool { return r == '/' || r == os.PathSeparator })
 		if arg == "." || prefix == "." {
 			prefix = ""
 		} else if prefix == "" {

@@ -430,16 +430,6 @@ func (x *dirCtx) child(name string) *dirCtx {
 	return &dirCtx{repo: x.repo, chain: x.chain, rel: x.rel + name + "/", needsPath: x.needsPath, index: x.index, trackedOnly: x.trackedOnly}
 }
 
-// withIndex is x with the walker's index ix.
-func (x *dirCtx) withIndex(ix *gitIndex) *dirCtx {
-	if x.repo == nil || x.index == ix {
-		return x
-	}
-	y := *x
-	y.index = ix
-	return &y
-}
-
 // withRules adds a directory's own compiled .gitignore.
 func (x *dirCtx) withRules(rs *ruleSet) *dirCtx {
 	if rs == nil || x.repo == nil {
@@ -658,19 +648,14 @@ func joinClean(dir, name string) string {
 	return dir + "/" + name
 }
 
-// dirStateForPath is dirStateFor for a directory that may not exist (a
+// dirStateForPathIn is dirStateFor for a directory that may not exist (a
 // path IsIgnored is asked about need not). A directory that does not exist
 // holds neither a ".git" nor a ".gitignore", and neither does anything
 // below it, so the state of the missing part is computed from the deepest
 // directory that does exist, by the rules in force there, and is not
-// remembered: made-up paths cost no memory. Callers hold c.mu.
-func (c *Cache) dirStateForPath(dir string, now int64) *dirState {
-	return c.dirStateForPathIn(dir, now, false)
-}
-
-// dirStateForPathIn is dirStateForPath, told with exists that the caller
-// has just found dir to be a directory (it then looks for no deeper
-// existing one). Callers hold c.mu.
+// remembered: made-up paths cost no memory. exists tells it that the
+// caller has just found dir to be a directory (it then looks for no
+// deeper existing one). Callers hold c.mu.
 func (c *Cache) dirStateForPathIn(dir string, now int64, exists bool) *dirState {
 	if st := c.dirs[dir]; st != nil && c.trusted(st.checked, st.wgen, st.watched, now) {
 		return st

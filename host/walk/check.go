@@ -321,7 +321,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 // the first excluded leading directory. The states of the directories that
 // exist are found under c.mu; the matching, and the contexts of the
 // directories that do not exist (built on the way down, as in
-// dirStateForPath), are done without it.
+// dirStateForPathIn), are done without it.
 func (c *Cache) ancestorRule(dir string, limit int, now int64) *Rule {
 	var chain []string // dir and its ancestors below limit, top-most first
 	for p := dir; len(p) > limit; {

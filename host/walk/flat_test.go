@@ -70,7 +70,8 @@ func TestFlatRulesAfter(t *testing.T) {
 			t.Fatalf("merged after %d questions", n)
 		}
 	}
-	if x.flatFor() == nil || x.flatFor() != x.flatFor() {
+	first, again := x.flatFor(), x.flatFor()
+	if first == nil || again != first {
 		t.Fatal("not merged (once) after flatAfter questions")
 	}
 }
