@@ -126,7 +126,7 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	cwd := cliCwd(h)
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
-	opts := host.CheckIgnoreOptions{NoIndex: *noIndex, VerdictOnly: !*verbose && !hf.json}
+	opts := host.CheckIgnoreOptions{NoIndex: *noIndex, VerdictOnly: !*verbose && !hf.json, Pathspec: true}
 	anyIgnored := false
 	// judge answers a batch; false means a fatal error was reported.
 	judge := func(paths []string) bool {

@@ -21,6 +21,13 @@ type CheckOptions struct {
 	// a match per level, naming any rule an allocation), for a caller
 	// that wants only Ignored and Tracked.
 	VerdictOnly bool
+	// Pathspec reads each path as git check-ignore reads its arguments, as
+	// a pathspec: one holding a glob character ('*', '?', '[' or a backslash) is
+	// tracked, and so not ignored, when it matches a path in the index
+	// (git's pathspec glob, where '*' matches '/' too), as "*.log" is when
+	// a .log file is tracked. Without it a path is only ever itself. It
+	// has no effect with NoIndex.
+	Pathspec bool
 }
 
 // Rule is one line of an ignore file, as git check-ignore -v names it.
@@ -262,7 +269,9 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	// A tracked path is not subject to the rules. The index is looked up
 	// only when a rule (or an ignored directory above) has a say: for the
 	// common untracked-and-unmatched path it costs nothing.
-	tracked := func() bool { return x.repo == judge && ix.covers(x.rel+name) }
+	tracked := func() bool {
+		return x.repo == judge && (ix.covers(x.rel+name) || opts.Pathspec && ix.matchesPathspec(x.rel+name))
+	}
 	limit := len(top)
 	if top == "" {
 		limit = len(judge.root)

@@ -343,3 +343,26 @@ func (ix *gitIndex) buildCoverSet() {
 	}
 	ix.coverSet.Store(&set)
 }
+
+// matchesPathspec reports whether the pathspec ps (relative to the work
+// tree) holds a glob character and matches a tracked path as git matches
+// a pathspec's glob against the index (match_pathspec_item: the literal
+// part before the first glob character compared as is, the rest with
+// wildmatch without WM_PATHNAME, so '*' matches '/' too). A pathspec
+// without glob characters is covers' business.
+func (ix *gitIndex) matchesPathspec(ps string) bool {
+	if ix == nil {
+		return false
+	}
+	lit := strings.IndexFunc(ps, func(r rune) bool { return r < 0x80 && isGlobSpecial(byte(r)) })
+	if lit < 0 {
+		return false
+	}
+	names := ix.names
+	for i := searchNames(names, ps[:lit]); i < len(names) && strings.HasPrefix(names[i], ps[:lit]); i++ {
+		if wildmatch(ps, names[i], 0) {
+			return true
+		}
+	}
+	return false
+}
