@@ -463,7 +463,10 @@ func (j *Jail) RootOf(p string) string {
 		return ""
 	}
 	rs := j.roots.Load()
-	r, _ := rs.containing(rs.unalias(filepath.Clean(p)))
+	if os.PathSeparator != '/' || p != "/" && !cleanRel(p[1:]) {
+		p = filepath.Clean(p) // a clean path (the hot callers') is left as is
+	}
+	r, _ := rs.containing(rs.unalias(p))
 	if r == nil {
 		return ""
 	}
