@@ -20,9 +20,14 @@ import (
 // its baseline and write it back after the first run had removed it. The
 // hold is an in-process mutex keyed by the root directory's device and
 // inode, then flock(LOCK_EX) on a descriptor of the root directory, which
-// other processes (another agent-host) see too. Roots are taken in
-// device+inode order, so two runs over overlapping sets of roots cannot
-// deadlock.
+// other processes (another agent-host) see too. A root may lie inside
+// another run's root (an agent-host on a monorepo, another on a package
+// of it): so every directory above a root, up to "/", is held shared
+// (flock(LOCK_SH), which conflicts with the LOCK_EX of a run whose root it
+// is, and with no other run's LOCK_SH). Everything is taken in
+// device+inode order, so two runs over overlapping sets cannot deadlock.
+// A command can make other runs wait (flock of a directory it can read,
+// "/" included) only while it runs: they end with ErrRootBusy.
 
 type rootID struct{ dev, ino uint64 }
 
@@ -64,11 +69,28 @@ const flockPoll = 5 * time.Millisecond
 // directory the jail opened, not what its path names now.
 func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.Duration) (func(), []rootID, error) {
 	type held struct {
-		id rootID
-		fd int
+		id   rootID
+		fd   int
+		excl bool // a root (the in-process hold, then LOCK_EX); else a directory above one (LOCK_SH)
 	}
 	var hs []held
-	seen := map[rootID]bool{}
+	at := map[rootID]int{} // index in hs
+	add := func(fd int, excl bool) (rootID, bool) {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil {
+			unix.Close(fd)
+			return rootID{}, false
+		}
+		id := rootID{uint64(st.Dev), st.Ino}
+		if i, ok := at[id]; ok {
+			hs[i].excl = hs[i].excl || excl
+			unix.Close(fd)
+			return id, true
+		}
+		at[id] = len(hs)
+		hs = append(hs, held{id, fd, excl})
+		return id, true
+	}
 	for i, r := range roots {
 		var fd int
 		var err error
@@ -81,18 +103,40 @@ func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.D
 		if err != nil {
 			continue
 		}
-		var st unix.Stat_t
-		if unix.Fstat(fd, &st) != nil {
-			unix.Close(fd)
+		if _, ok := add(fd, true); !ok {
 			continue
 		}
-		id := rootID{uint64(st.Dev), st.Ino}
-		if seen[id] {
-			unix.Close(fd)
+		// The directories above the root, up to "/", from the
+		// descriptor (".." of what was opened, not of a path).
+		cur, err := unix.Openat(fd, ".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
 			continue
 		}
-		seen[id] = true
-		hs = append(hs, held{id, fd})
+		for {
+			pfd, err := unix.Openat(cur, "..", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				// Not readable: walked past (no lock on it), not held.
+				if pfd, err = unix.Openat(cur, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
+					break
+				}
+			}
+			var cst, pst unix.Stat_t
+			if unix.Fstat(cur, &cst) != nil || unix.Fstat(pfd, &pst) != nil || cst.Dev == pst.Dev && cst.Ino == pst.Ino {
+				unix.Close(pfd)
+				break // "/" (of this process's view)
+			}
+			unix.Close(cur)
+			if cur, err = unix.Dup(pfd); err != nil {
+				unix.Close(pfd)
+				return nil, nil, fmt.Errorf("exec: hold of the roots: %w", err)
+			}
+			if fl, err := unix.FcntlInt(uintptr(pfd), unix.F_GETFL, 0); err == nil && fl&unix.O_PATH != 0 {
+				unix.Close(pfd)
+				continue
+			}
+			add(pfd, false)
+		}
+		unix.Close(cur)
 	}
 	sort.Slice(hs, func(i, j int) bool {
 		if hs[i].id.dev != hs[j].id.dev {
@@ -106,11 +150,13 @@ func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.D
 		defer t.Stop()
 		expired = t.C
 	}
-	got := 0 // roots held, in order: hs[:got]
+	got := 0 // held, in order: hs[:got]
 	release := func() {
 		for i := got - 1; i >= 0; i-- {
 			unix.Close(hs[i].fd) // drops the flock
-			<-rootLock(hs[i].id)
+			if hs[i].excl {
+				<-rootLock(hs[i].id)
+			}
 		}
 		for _, h := range hs[got:] {
 			unix.Close(h.fd)
@@ -124,15 +170,19 @@ func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.D
 		return nil, nil, err
 	}
 	for _, h := range hs {
-		select {
-		case rootLock(h.id) <- struct{}{}:
-		case <-ctx.Done():
-			return fail(ctx.Err())
-		case <-expired:
-			return fail(nil)
+		how := unix.LOCK_SH
+		if h.excl {
+			how = unix.LOCK_EX
+			select {
+			case rootLock(h.id) <- struct{}{}:
+			case <-ctx.Done():
+				return fail(ctx.Err())
+			case <-expired:
+				return fail(nil)
+			}
 		}
 		for !outerHolds()[h.id] {
-			err := unix.Flock(h.fd, unix.LOCK_EX|unix.LOCK_NB)
+			err := unix.Flock(h.fd, how|unix.LOCK_NB)
 			if err == nil {
 				break
 			}
@@ -141,10 +191,14 @@ func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.D
 			}
 			select {
 			case <-ctx.Done():
-				<-rootLock(h.id)
+				if h.excl {
+					<-rootLock(h.id)
+				}
 				return fail(ctx.Err())
 			case <-expired:
-				<-rootLock(h.id)
+				if h.excl {
+					<-rootLock(h.id)
+				}
 				return fail(nil)
 			case <-time.After(flockPoll):
 			}
@@ -159,11 +213,12 @@ func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.D
 	return func() { once.Do(release) }, ids, nil
 }
 
-// heldEnv names, in a sandboxed command's environment, the roots
-// (device:inode, comma-separated) its run holds. A sandboxed run started
-// inside that command (an agent-host exec within agent-host exec) takes
-// no flock on them, which the outer run holds until its whole tree,
-// this run included, has ended: it would wait for itself. That is safe
+// heldEnv names, in a sandboxed command's environment, the roots and the
+// directories above them (device:inode, comma-separated) its run holds.
+// A sandboxed run started inside that command (an agent-host exec
+// within agent-host exec) takes no flock on them, which the outer run
+// holds until its whole tree, this run included, has ended: it would
+// wait for itself. That is safe
 // because such a run lies inside the outer one: whatever it leaves, the
 // outer run's restore, after it, checks against the outer baseline. A
 // command that sets the variable itself gains nothing: what it starts is

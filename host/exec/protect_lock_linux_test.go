@@ -74,3 +74,46 @@ func TestRootHoldTakesTheDescriptor(t *testing.T) {
 		t.Errorf("the directory the descriptor opened is not held: %v", err)
 	}
 }
+
+// TestRootHoldNested: a root inside another run's root, or around it, is
+// not taken while that run holds its own (each would take the other's
+// plant as its baseline); sibling roots are taken at once.
+func TestRootHoldNested(t *testing.T) {
+	base := t.TempDir()
+	for _, d := range []string{"ws/sub", "ws/sub2", "other"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := func(d string) []string { return []string{filepath.Join(base, d)} }
+	for _, c := range []struct {
+		held     string
+		busy, ok []string
+	}{
+		{"ws", []string{"ws/sub", "ws", "."}, []string{"other"}},
+		{"ws/sub", []string{"ws", ".", "ws/sub"}, []string{"ws/sub2", "other"}},
+	} {
+		release, _, err := lockRoots(context.Background(), p(c.held), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range c.busy {
+			r, _, err := lockRoots(context.Background(), p(b), nil, 30*time.Millisecond)
+			if !errors.Is(err, ErrRootBusy) {
+				t.Errorf("%s held: taking %s gives %v, want ErrRootBusy", c.held, b, err)
+			}
+			if r != nil {
+				r()
+			}
+		}
+		for _, o := range c.ok {
+			r, _, err := lockRoots(context.Background(), p(o), nil, time.Second)
+			if err != nil {
+				t.Errorf("%s held: taking %s gives %v", c.held, o, err)
+				continue
+			}
+			r()
+		}
+		release()
+	}
+}
