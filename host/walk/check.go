@@ -306,8 +306,11 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	asFile := rf != nil && rf.rules[i].flags&ruleNegative == 0
 	asDir := rd != nil && rd.rules[j].flags&ruleNegative == 0
 	useDir := false
-	if asFile != asDir || (rf == nil) != (rd == nil) {
-		// Only a rule ending in '/' tells the two apart: look at the path.
+	if asFile != asDir || (rf == nil) != (rd == nil) || !b.verdict && (rf != rd || i != j) {
+		// Only a rule ending in '/' tells the two apart (the verdict,
+		// or, for the reason asked, which rule decides: git names the
+		// directory-only rule that ignores a directory after a rule for
+		// both): look at the path.
 		c.mu.Lock()
 		useDir = c.isDir(path)
 		c.mu.Unlock()
