@@ -33,7 +33,8 @@ func (e Entry) Section() string {
 
 // Subsection returns the subsection of e's key as written ("" when the key
 // has none: `[core]`; for the old `[section.sub]` form, lower-cased, as
-// git reads it).
+// git reads it). An empty subsection (`[core ""]`, key "core..name") is
+// also "": the key itself tells the two apart.
 func (e Entry) Subsection() string {
 	first, last := strings.IndexByte(e.Key, '.'), strings.LastIndexByte(e.Key, '.')
 	if first < 0 || first == last {

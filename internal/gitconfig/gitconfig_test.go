@@ -71,8 +71,9 @@ func checkAgainstGit(t testing.TB, cfg []byte) {
 // git_config_parse_key splits a key.
 func checkSplit(t testing.TB, e Entry) {
 	k := e.Section()
-	if sub := e.Subsection(); sub != "" {
-		k += "." + sub
+	if strings.Count(e.Key, ".") > 1 {
+		// A subsection, perhaps empty ([mote ""] gives "mote..u").
+		k += "." + e.Subsection()
 	}
 	k += "." + e.Name()
 	if k != e.Key || e.Section() == "" || e.Name() == "" || strings.Contains(e.Section(), ".") || strings.Contains(e.Name(), ".") {
