@@ -70,12 +70,6 @@ type SandboxPolicy struct {
 	// WritePaths are more directories commands may write (a cache the
 	// embedder trusts); nothing in them is checked after a run.
 	WritePaths []string
-	// CacheDir, when set, is where sandboxed commands keep their caches
-	// across Hosts (host/exec.Sandbox.CacheDir: XDG_CACHE_HOME, and so
-	// GOCACHE's default, and npm's cache beneath it, writable by them).
-	// Empty: the caches go with the Host. Give each workspace its own.
-	// The agent-host program sets it (see internal/cli.SandboxCacheDir).
-	CacheDir string
 	// AllowEnv names environment variables passed to commands although
 	// they look like credentials (host/exec.DefaultScrubEnv).
 	AllowEnv []string

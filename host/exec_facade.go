@@ -165,7 +165,6 @@ func (h *Host) sandboxFor(ctx context.Context, p SandboxPolicy, req *ExecSandbox
 		sb.Network = p.Network
 		sb.DenyRead = append(sb.DenyRead, p.DenyRead...)
 		sb.WritePaths = append(sb.WritePaths, p.WritePaths...)
-		sb.CacheDir = p.CacheDir
 		sb.AllowEnv = append(sb.AllowEnv, p.AllowEnv...)
 		sb.ScrubEnv = append(sb.ScrubEnv, p.ScrubEnv...)
 		sb.Protect = append(sb.Protect, p.Protect...)

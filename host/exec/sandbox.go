@@ -74,18 +74,6 @@ type Sandbox struct {
 	// WritePaths are more directories the command may write (a cache
 	// the embedder trusts). Their contents are not checked after a run.
 	WritePaths []string
-	// CacheDir, when set (absolute), is where sandboxed commands keep
-	// their caches across Runners: XDG_CACHE_HOME (and with it GOCACHE's
-	// default) is CacheDir/xdg and npm's cache CacheDir/npm, and the
-	// command may write beneath CacheDir (made 0700 if missing). Only
-	// sandboxed commands are pointed at it, and its contents are not
-	// checked after a run, like WritePaths'. Empty: the caches live in
-	// the Runner's private temporary directory and go with it, so a
-	// process that makes a Runner per command (agent-host exec) builds
-	// from a cold cache every time. One per workspace: a cache shared by
-	// two workspaces would let one's commands write what the other's
-	// read.
-	CacheDir string
 	// Home is the home directory the default secrets are found under;
 	// "" means os.UserHomeDir.
 	Home string
@@ -292,22 +280,4 @@ func (sb *Sandbox) denyPaths() []string {
 // missingError is the error of a Required sandbox lacking parts.
 func missingError(missing []string) error {
 	return fmt.Errorf("%w: %s", ErrNoSandbox, strings.Join(missing, "; "))
-}
-
-// sandboxCacheDir returns dir made ready as a Sandbox.CacheDir (created
-// 0700 when missing), or "" when it is not set, not absolute, or not a
-// directory that can be made: the caches then stay in the private
-// temporary directory.
-func sandboxCacheDir(dir string) string {
-	if dir == "" || !filepath.IsAbs(dir) {
-		return ""
-	}
-	dir = filepath.Clean(dir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return ""
-	}
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-		return "" // a link or a file in its place: not followed
-	}
-	return dir
 }

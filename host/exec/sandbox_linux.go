@@ -91,7 +91,6 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	if err != nil {
 		return nil, fmt.Errorf("exec: sandbox temporary directory: %w", err)
 	}
-	cacheDir := sandboxCacheDir(sb.CacheDir)
 	cfg := helper.Config{
 		Confine: true, Path: cmd.Path, Args: cmd.Args, DirFD: -1, StatusFD: -1, LateFD: -1,
 		DrainGrace: r.limits.DrainGrace,
@@ -150,9 +149,6 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 			lateGrants = true // listed while the helper starts
 		}
 		cfg.Writes = append([]string{tmp}, sb.WritePaths...)
-		if cacheDir != "" {
-			cfg.Writes = append(cfg.Writes, cacheDir)
-		}
 		if len(sb.RootDirs) == len(sb.Roots) && len(sb.RootDirs) > 0 {
 			for _, f := range sb.RootDirs {
 				cfg.WriteFDs = append(cfg.WriteFDs, fdOf(f))
@@ -208,14 +204,10 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	}
 	rep.Missing = missing
 
-	xdg, npm := filepath.Join(tmp, "cache"), filepath.Join(tmp, "npm")
-	if cacheDir != "" {
-		xdg, npm = filepath.Join(cacheDir, "xdg"), filepath.Join(cacheDir, "npm")
-	}
 	env := append(base,
 		"TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp,
-		"XDG_CACHE_HOME="+xdg,
-		"npm_config_cache="+npm,
+		"XDG_CACHE_HOME="+filepath.Join(tmp, "cache"),
+		"npm_config_cache="+filepath.Join(tmp, "npm"),
 	)
 	env = append(env, s.env...)
 	cmd.Env = append(env, helper.Env+"=1")

@@ -59,9 +59,9 @@ func SeatbeltProfile(sb *Sandbox, tmp string) string {
 		w(")")
 	}
 
-	w("; write: the roots, the private TMPDIR, the cache directory, the devices")
+	w("; write: the roots, the private TMPDIR, the devices")
 	w("(allow file-write*")
-	for _, r := range append(append(roots, sb.WritePaths...), tmp, sb.CacheDir) {
+	for _, r := range append(append(roots, sb.WritePaths...), tmp) {
 		if r != "" {
 			w("  (subpath ", sbString(r), ")")
 		}

@@ -2,13 +2,11 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -343,9 +341,6 @@ func OpenHost(roots, addDirs []string, unrestricted bool, sandbox host.SandboxPo
 	if len(roots) == 0 {
 		all = append([]string{"."}, all...)
 	}
-	if !sandbox.Off && sandbox.CacheDir == "" {
-		sandbox.CacheDir = SandboxCacheDir(all[0])
-	}
 	cfg := host.Config{WorkspaceRoot: all[0], ExtraRoots: all[1:], Sandbox: sandbox}
 	if unrestricted {
 		cfg.PathPolicy = host.Unrestricted
@@ -370,24 +365,4 @@ func Cwd(h *host.Host) string {
 		return ""
 	}
 	return wd
-}
-
-// SandboxCacheDir is the agent-host program's host.SandboxPolicy.CacheDir
-// for the workspace ws: one directory per workspace, named by a hash of its
-// absolute path, under the user's cache directory
-// ($XDG_CACHE_HOME/agent-host/sandbox/<hash>), so that sandboxed builds
-// in one workspace keep their caches from one agent-host process to the
-// next, and no other workspace's commands share them. "" when there is no
-// user cache directory (the caches then go with the process).
-func SandboxCacheDir(ws string) string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	abs, err := filepath.Abs(ws)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(base, "agent-host", "sandbox", fmt.Sprintf("%x", sum[:8]))
 }

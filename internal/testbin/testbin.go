@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -39,17 +38,6 @@ func Main(m *testing.M, bin *string) {
 		os.RemoveAll(dir)
 		os.Exit(2)
 	}
-	// Nothing the tests start may write the user's own cache directory
-	// (a sandboxed command keeps its caches under it: see
-	// internal/cli.SandboxCacheDir): XDG_CACHE_HOME points into the test's
-	// directory, and GOCACHE, which defaults to a place under it, is pinned
-	// to where it was, so that go commands the tests run stay warm.
-	if os.Getenv("GOCACHE") == "" {
-		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
-			os.Setenv("GOCACHE", strings.TrimSpace(string(out)))
-		}
-	}
-	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "xdg-cache"))
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
