@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -15,18 +14,8 @@ func TestCheckIgnorePathspecsAsGit(t *testing.T) {
 	g := gitWorld(t)
 	dir := filepath.Join(filepath.Dir(g.Home), "repo")
 	g.Init(t, dir)
-	for _, f := range []string{"a.log", "b.log", "sub/c.log", "sub/d.log", "sub/deep/e.log", "x.tmp", "[ab].log"} {
-		p := filepath.Join(dir, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.log\n*.tmp\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFiles(t, dir, map[string]string{"a.log": "", "b.log": "", "sub/c.log": "", "sub/d.log": "", "sub/deep/e.log": "",
+		"x.tmp": "", "[ab].log": "", ".gitignore": "*.log\n*.tmp\n"})
 	if out, code := g.Run(t, dir, "", "add", "-f", "a.log", "sub/deep/e.log"); code != 0 {
 		t.Fatalf("git add: %s", out)
 	}

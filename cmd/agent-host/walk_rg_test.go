@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -43,15 +42,7 @@ func TestWalkGlobsAsRipgrep(t *testing.T) {
 		"vendor/v.go":      "",
 		"vendor/sub/w.log": "",
 	}
-	for f, body := range files {
-		p := filepath.Join(dir, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	t.Chdir(dir)
 	globSets := [][]string{
 		{"*.log"},

@@ -15,6 +15,21 @@ import (
 // gitWorld puts the test and the git it runs in one isolated git
 // configuration (internal/gittest): the CLI runs in-process and reads
 // os.Getenv, so the process environment is set too.
+// writeFiles creates each file (and its parent directories) below dir
+// with its body.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func gitWorld(t *testing.T) *gittest.Env {
 	t.Helper()
 	g := gittest.New(t)
@@ -43,11 +58,7 @@ func TestWalkAndCheckIgnoreAgreeWithGit(t *testing.T) {
 		".hidden/f":          "",
 		".git/info/exclude2": "",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(body), 0o644)
-	}
+	writeFiles(t, dir, files)
 	t.Chdir(dir)
 
 	out, _ := g.Run(t, dir, "", "ls-files", "-co", "--exclude-standard")
@@ -93,11 +104,7 @@ func TestCheckIgnoreFlagsAgreeWithGit(t *testing.T) {
 		"a.go":           "", "x.log": "", "keep.log": "", "tracked.log": "", "build/out": "", "sub/c.tmp": "",
 		"sub/local/d.tmp": "", "sub/e.go": "", "odd\tname.log": "",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(body), 0o644)
-	}
+	writeFiles(t, dir, files)
 	os.MkdirAll(filepath.Join(g.XDG, "git"), 0o755)
 	os.WriteFile(filepath.Join(g.XDG, "git", "ignore"), []byte("*.md\n"), 0o644)
 	g.Git(t, dir, "add", "-f", "tracked.log", "build/out")
@@ -232,15 +239,8 @@ func TestWalkFlags(t *testing.T) {
 	g := gitWorld(t)
 	dir := filepath.Join(filepath.Dir(g.Home), "repo")
 	g.Init(t, dir)
-	for _, f := range []string{".gitignore", "a.go", "b.txt", "x.log", ".env", "src/c.go", "src/d.txt", "src/gen/e.go", "docs/f.md"} {
-		p := filepath.Join(dir, f)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		body := ""
-		if f == ".gitignore" {
-			body = "*.log\n"
-		}
-		os.WriteFile(p, []byte(body), 0o644)
-	}
+	writeFiles(t, dir, map[string]string{".gitignore": "*.log\n", "a.go": "", "b.txt": "", "x.log": "", ".env": "",
+		"src/c.go": "", "src/d.txt": "", "src/gen/e.go": "", "docs/f.md": ""})
 	os.Symlink("src", filepath.Join(dir, "lnk"))
 	os.Symlink("..", filepath.Join(dir, "src", "up"))
 	os.Symlink(filepath.Dir(g.Home), filepath.Join(dir, "outside"))
