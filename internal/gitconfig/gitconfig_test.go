@@ -15,7 +15,7 @@ import (
 func gitList(t testing.TB, cfg []byte) (pairs []string, ok bool) {
 	cmd := osexec.Command("git", "config", "--no-includes", "--file", "-", "--list", "--null")
 	cmd.Stdin = bytes.NewReader(cfg)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent", "XDG_CONFIG_HOME=/nonexistent")
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, false
@@ -125,7 +125,7 @@ func TestParseGitConfigMatchesGit(t *testing.T) {
 	// sandbox would lose its config.
 	dir := t.TempDir()
 	cmd := osexec.Command("git", "init", "-q", dir)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
