@@ -636,18 +636,18 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 				linked, isDir = lh, true
 			}
 		}
-		verdict := Undecided
+		verdict, rel := Undecided, "" // rel: the entry's path for Override and Filter, made once
 		if w.opts.Override != nil {
-			verdict = w.opts.Override(w.relOf(prefix+n), isDir)
+			rel = w.relOf(prefix + n)
+			verdict = w.opts.Override(rel, isDir)
 			if verdict == Exclude || verdict == Undecided && n[0] == '.' && !w.opts.Hidden {
 				continue
 			}
 		}
 		enterTracked := false // an ignored directory holding tracked files
-		if verdict == Include {
-			// Listed whatever the rules say; below it the rules apply
-			// again, entry by entry.
-		} else if ctx.repo != nil && (ctx.trackedOnly || ctx.ignored(n, isDir, &scratch)) {
+		// An Included entry is listed whatever the rules say; below it
+		// the rules apply again, entry by entry.
+		if verdict != Include && ctx.repo != nil && (ctx.trackedOnly || ctx.ignored(n, isDir, &scratch)) {
 			// Ignored (or below an ignored directory): only what the index
 			// tracks is listed.
 			if !ixRead {
@@ -677,8 +677,13 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			continue
 		default:
 		}
-		if verdict == Undecided && w.opts.Filter != nil && !w.opts.Filter(w.relOf(prefix+n), isDir) {
-			continue
+		if verdict == Undecided && w.opts.Filter != nil {
+			if rel == "" {
+				rel = w.relOf(prefix + n)
+			}
+			if !w.opts.Filter(rel, isDir) {
+				continue
+			}
 		}
 		if w.opts.MaxEntries > 0 && w.count.Add(1) > int64(w.opts.MaxEntries) {
 			w.stopped.Store(true)
