@@ -233,6 +233,7 @@ type Runner struct {
 
 	mu  sync.Mutex
 	tmp string // the sandboxes' private temporary directory, made at first use
+	zyg zygote // the helper kept waiting for the next sandboxed run
 }
 
 // NewRunner returns a Runner with l's zero fields replaced by the
@@ -245,6 +246,7 @@ func NewRunner(l Limits) *Runner {
 // runs shared, with everything in it. Runs that start afterwards get a
 // new one.
 func (r *Runner) Close() error {
+	r.zyg.close()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.tmp == "" {

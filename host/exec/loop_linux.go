@@ -118,11 +118,8 @@ func (r *Runner) runPolled(ctx context.Context, cmd *osexec.Cmd, s spec) (out Ou
 	cmd.Stderr = writers[len(writers)-1]
 
 	start := time.Now()
-	err = cmd.Start()
+	err = s.begin(cmd)
 	s.in.started(err)
-	if s.started != nil {
-		s.started(err)
-	}
 	for _, w := range writers {
 		w.Close() // the child has its copies; EOF comes when it and its heirs close them
 	}

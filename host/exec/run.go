@@ -29,10 +29,17 @@ type spec struct {
 	stderr   io.Writer  // nil: captured
 	maxOut   int        // the capture limit, defaults applied
 	in       *stdinFeed // the copy of stdin, told when the command started
-	// started, when set, is told right after the start (its error): a
-	// sandboxed run takes the protected set's baseline then, while the
-	// helper starts.
-	started func(error)
+	// start, when set, starts cmd in place of cmd.Start: a confined
+	// run's helper (sandboxRun.start).
+	start func(cmd *osexec.Cmd) error
+}
+
+// begin starts cmd: with s.start when set, else cmd.Start.
+func (s spec) begin(cmd *osexec.Cmd) error {
+	if s.start != nil {
+		return s.start(cmd)
+	}
+	return cmd.Start()
 }
 
 // sinks returns the writers of the run's pipes, in the order the
@@ -162,8 +169,8 @@ func (r *Runner) runOnce(ctx context.Context, s spec) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	if sr != nil {
-		s.started = sr.started
+	if sr != nil && sr.confined() {
+		s.start = sr.start
 	}
 	in, err := feedStdin(cmd, s.stdin)
 	if err != nil {
@@ -263,11 +270,8 @@ func (r *Runner) runWatched(ctx context.Context, cmd *osexec.Cmd, s spec) (Outpu
 	cmd.Stderr = writers[len(writers)-1]
 
 	start := time.Now()
-	err := cmd.Start()
+	err := s.begin(cmd)
 	s.in.started(err)
-	if s.started != nil {
-		s.started(err)
-	}
 	if err != nil {
 		closeAll()
 		return Output{}, fmt.Errorf("exec: %w", err)

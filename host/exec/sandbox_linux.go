@@ -8,6 +8,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 
@@ -29,17 +30,23 @@ const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNET | unix.CLONE_NEWPID | uni
 
 // sandboxRun is the parent's side of a run started through the helper.
 type sandboxRun struct {
+	r      *Runner
 	report *Report
-	// The late pipe (helper.Config.LateFD), until the start; late makes
-	// what goes on it, lateDone is closed once it went.
-	lateR, lateW *os.File
-	late         func() []byte
-	lateDone     chan struct{}
-	statusR      int      // read end of the helper's status pipe (non-blocking); -1 none
-	statusW      *os.File // its write end, for the helper
-	snap         *protectSnap
-	usedNS       bool
-	required     bool
+	// For a confined run (start): the helper's program, its namespaces,
+	// the instructions so far, the descriptors they will name and late,
+	// which completes them just before the command starts.
+	exe      string
+	flags    uintptr
+	cfg      helper.Config
+	dir      *os.File   // the start directory; nil: the run's cwd, opened at the start
+	cwd      string     // the run's cwd
+	roots    []*os.File // the roots' descriptors, for the write rules
+	late     func()
+	h        *helperProc
+	statusR  int // the helper's socket (non-blocking), read for the status once it exited; -1 none
+	snap     *protectSnap
+	usedNS   bool
+	required bool
 }
 
 // wrap turns cmd into a run of the helper when s asks for a sandbox, or
@@ -54,7 +61,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		if !helperInstalled.Load() || exe == nil {
 			return nil, fmt.Errorf("%w: /proc/self/fd is missing and the sandbox helper is not installed (call exec.SandboxMain at the top of main)", ErrNoStartDir)
 		}
-		cfg := helper.Config{Path: cmd.Path, Args: cmd.Args, DirFD: 3, StatusFD: -1, LateFD: -1}
+		cfg := helper.Config{Path: cmd.Path, Args: cmd.Args, DirFD: 3}
 		cmd.Path, cmd.Args, cmd.Dir = helperPath(*exe), cfg.Argv(), ""
 		cmd.ExtraFiles = []*os.File{s.dir}
 		cmd.Env = append(cmd.Env, helper.Env+"=1")
@@ -91,41 +98,9 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	if err != nil {
 		return nil, fmt.Errorf("exec: sandbox temporary directory: %w", err)
 	}
-	cfg := helper.Config{
-		Confine: true, Path: cmd.Path, Args: cmd.Args, DirFD: -1, StatusFD: -1, LateFD: -1,
-		DrainGrace: r.limits.DrainGrace,
-	}
-	var extra []*os.File
-	fdOf := func(f *os.File) int { extra = append(extra, f); return 2 + len(extra) }
-	if s.dir != nil {
-		cfg.DirFD = fdOf(s.dir)
-		cmd.Dir = ""
-	}
-	// Only the read end is non-blocking (and never wrapped in an
-	// os.File, whose Fd would make it blocking again): it is read once,
-	// after the helper has exited or been killed.
-	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
-		return nil, fmt.Errorf("exec: pipe: %w", err)
-	}
-	if err := unix.SetNonblock(p[0], true); err != nil {
-		unix.Close(p[0])
-		unix.Close(p[1])
-		return nil, fmt.Errorf("exec: pipe: %w", err)
-	}
-	pw := os.NewFile(uintptr(p[1]), "|status")
-	sr.statusR, sr.statusW = p[0], pw
-	cfg.StatusFD = fdOf(pw)
-
-	// The late pipe: the rest of the instructions, once the baseline
-	// is taken (helper.Config.LateFD).
-	lr, lw, err := os.Pipe()
-	if err != nil {
-		sr.close()
-		return nil, fmt.Errorf("exec: pipe: %w", err)
-	}
-	sr.lateR, sr.lateW = lr, lw
-	cfg.LateFD = fdOf(lr)
+	sr.r, sr.exe, sr.dir, sr.cwd = r, *exe, s.dir, s.cwd
+	cfg := &sr.cfg
+	*cfg = helper.Config{Path: cmd.Path, Args: cmd.Args, DirFD: -1, Stdio: [3]int{-1, -1, -1}, DrainGrace: r.limits.DrainGrace}
 	var reads []readGrant
 	lateGrants := false
 
@@ -146,13 +121,11 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 				miss("landlock-read", "this process runs inside another sandboxed run, which keeps directories on the way to the denied paths from being listed: they are readable whole, so only the outer run's deny list holds beneath them")
 			}
 		} else {
-			lateGrants = true // listed while the helper starts
+			lateGrants = true // listed just before the start
 		}
 		cfg.Writes = append([]string{tmp}, sb.WritePaths...)
 		if len(sb.RootDirs) == len(sb.Roots) && len(sb.RootDirs) > 0 {
-			for _, f := range sb.RootDirs {
-				cfg.WriteFDs = append(cfg.WriteFDs, fdOf(f))
-			}
+			sr.roots = sb.RootDirs
 		} else {
 			cfg.Writes = append(cfg.Writes, sb.Roots...)
 		}
@@ -179,19 +152,13 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	} else {
 		miss("seccomp", "no filter for this architecture: setuid bits, xattrs and unix sockets are not refused")
 	}
-	attr := &syscall.SysProcAttr{Setsid: true}
 	if nsBroken.Load() {
 		miss("namespaces", "this system refused a new user namespace: the network stays reachable and a daemon in a new session can outlive the run")
 	} else {
-		flags := uintptr(nsFlags)
+		sr.flags = uintptr(nsFlags)
 		if sb.Network {
-			flags &^= unix.CLONE_NEWNET
+			sr.flags &^= unix.CLONE_NEWNET
 		}
-		uid, gid := os.Getuid(), os.Getgid()
-		attr.Cloneflags = flags
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-		attr.GidMappingsEnableSetgroups = false
 		sr.usedNS = true
 		rep.Enforced = append(rep.Enforced, "userns", "pidns", "ipcns")
 		if !sb.Network {
@@ -199,7 +166,6 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		}
 	}
 	if sb.Required && len(missing) > 0 {
-		sr.close()
 		return nil, missingError(missing)
 	}
 	rep.Missing = missing
@@ -210,62 +176,103 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		"npm_config_cache="+filepath.Join(tmp, "npm"),
 	)
 	env = append(env, s.env...)
-	cmd.Env = append(env, helper.Env+"=1")
-	cmd.Path, cmd.Args = helperPath(*exe), cfg.Argv()
-	cmd.ExtraFiles = extra
-	cmd.SysProcAttr = attr
 
 	if sr.snap, err = holdProtected(ctx, sb, s.timeout); err != nil {
-		sr.close()
 		return nil, err
 	}
-	cmd.Env = append(cmd.Env, heldEnv+"="+heldValue(sr.snap.held))
+	cfg.Env = append(env, heldEnv+"="+heldValue(sr.snap.held))
 	// The read grants (unless made above) and the protected set's
-	// baseline are made once the helper has been started, while it
-	// starts; it waits for them on the late pipe before it confines
-	// itself and starts the command (see started).
+	// baseline are made at the start, after the helper was taken or
+	// started (while a new one starts), just before it is told to start
+	// the command: a root added or removed since the last run, or a grant
+	// that changed, counts for this one.
 	snap := sr.snap
-	sr.late = func() []byte {
-		g := reads
+	sr.late = func() {
 		if lateGrants {
-			g, _ = readGrants(sb.denyPaths(), false)
+			reads, _ = readGrants(sb.denyPaths(), false)
 		}
+		cfg.Reads = reads
 		snap.baseline()
-		return helper.Late(g)
 	}
 	rep.Enforced = append(rep.Enforced, "protect")
 	return sr, nil
 }
 
-// started is told that the helper started (or failed to, err): it makes
-// the late instructions and the baseline in a goroutine and sends them
-// on the late pipe. finish and close wait for it.
-func (sr *sandboxRun) started(err error) {
-	if sr.lateW == nil {
-		return
-	}
-	sr.lateR.Close() // the helper has its copy
-	sr.lateR = nil
-	w := sr.lateW
-	sr.lateW = nil
-	if err != nil {
-		w.Close()
-		return
-	}
-	sr.lateDone = make(chan struct{})
-	go func() {
-		defer close(sr.lateDone)
-		w.Write(sr.late()) // EPIPE when the helper is gone already: nothing starts
-		w.Close()
-	}()
-}
+// confined reports whether sr starts its command through a serving
+// helper (start), not through cmd.Start.
+func (sr *sandboxRun) confined() bool { return sr.late != nil }
 
-// waitLate waits until started's goroutine, if any, is done: the baseline
-// is then complete.
-func (sr *sandboxRun) waitLate() {
-	if sr.lateDone != nil {
-		<-sr.lateDone
+// start starts the command of a confined run in place of cmd.Start: it
+// takes the Runner's waiting helper when it was started in the same
+// namespaces (else starts one), completes the instructions (late), and
+// sends them with the descriptors they name: the command's standard
+// input, output and error (cmd's), its start directory and the roots. The
+// helper is then cmd's process: the supervisor watches, signals and reaps
+// it as it would a process cmd.Start made.
+func (sr *sandboxRun) start(cmd *osexec.Cmd) error {
+	h := sr.r.zyg.take(sr.flags)
+	waited := h != nil
+	if h == nil {
+		var err error
+		if h, err = startHelper(sr.exe, sr.flags); err != nil {
+			return err
+		}
 	}
+	sr.late()
+	fail := func(err error) error {
+		h.end()
+		return err
+	}
+	cfg := &sr.cfg
+	var fds []int
+	add := func(f *os.File) int { fds = append(fds, int(f.Fd())); return len(fds) - 1 }
+	for i, v := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
+		switch f := v.(type) {
+		case nil:
+		case *os.File:
+			cfg.Stdio[i] = add(f)
+		default:
+			return fail(fmt.Errorf("standard descriptor %d of a sandboxed run is not a file", i))
+		}
+	}
+	dir := sr.dir
+	if dir == nil {
+		// Opened now, as chdir(2) of cmd.Dir in the child would have
+		// resolved it; the helper enters the descriptor.
+		name := sr.cwd
+		if name == "" {
+			name = "."
+		}
+		f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+		if err != nil {
+			return fail(err)
+		}
+		defer f.Close()
+		dir = f
+	}
+	cfg.DirFD = add(dir)
+	cfg.WriteFDs = cfg.WriteFDs[:0]
+	for _, f := range sr.roots {
+		cfg.WriteFDs = append(cfg.WriteFDs, add(f))
+	}
+	msg := cfg.Message()
+	err := h.send(msg, fds)
+	if err != nil && waited {
+		// The waiting helper is gone (something killed it): start one.
+		h.end()
+		if h, err = startHelper(sr.exe, sr.flags); err != nil {
+			return err
+		}
+		err = h.send(msg, fds)
+	}
+	runtime.KeepAlive(cmd)
+	runtime.KeepAlive(dir)
+	if err != nil {
+		return fail(err)
+	}
+	sr.h, sr.statusR = h, h.sock
+	cmd.Process = h.cmd.Process
+	return nil
 }
 
 // helperPath is the file to run as the helper: /proc/self/exe, which is
@@ -289,7 +296,8 @@ func startRefused(err error) bool {
 }
 
 // finish completes out after the run: the command's own status from the
-// helper, and the protected set checked and restored.
+// helper, and the protected set checked and restored. A confined run
+// then lets the Runner start the helper of its next run.
 func (sr *sandboxRun) finish(out *Output) {
 	if sr.statusR >= 0 {
 		var b [4]byte
@@ -303,26 +311,20 @@ func (sr *sandboxRun) finish(out *Output) {
 			}
 		}
 	}
-	sr.waitLate()
 	if sr.snap != nil {
 		sr.report.Restored = sr.snap.restore()
 	}
 	out.Sandbox = sr.report
 	sr.close()
+	if sr.h != nil {
+		sr.r.zyg.ran(sr.exe, sr.flags)
+	}
 }
 
 func (sr *sandboxRun) close() {
-	sr.waitLate()
-	for _, f := range []**os.File{&sr.lateR, &sr.lateW} {
-		if *f != nil {
-			(*f).Close()
-			*f = nil
-		}
-	}
 	sr.snap.release() // the hold on the roots, taken with the baseline
 	if sr.statusR >= 0 {
 		unix.Close(sr.statusR)
-		sr.statusW.Close()
-		sr.statusR, sr.statusW = -1, nil
+		sr.statusR = -1
 	}
 }

@@ -34,24 +34,35 @@ type Grant struct {
 	Dir  bool
 }
 
-// Config is what the parent tells the helper.
+// ServeFD is the descriptor on which a helper started with ServeArgv
+// gets its instructions: one end of a Unix stream socket, the other end
+// the parent's.
+const ServeFD = 3
+
+// ServeArgv returns the command line of a helper that confines a command:
+// it waits on ServeFD for a Message with the descriptors it names, then
+// confines itself and starts the command (see Config). It can be started
+// before the command is known (a Runner keeps one waiting) and exits,
+// starting nothing, when the socket ends without the message's "go"
+// record (the parent gave up, closed it, or died).
+func ServeArgv() []string { return []string{Name, "serve"} }
+
+// Config is what the parent tells the helper: as its arguments (Argv) for
+// a helper that only starts the command in DirFD, or as a Message on
+// ServeFD for one that confines it.
 type Config struct {
-	// Confine is false for a helper that only starts the command in
-	// DirFD (a run without /proc/self/fd): it changes directory and
-	// execs.
-	Confine bool
-	Path    string   // the program, resolved
-	Args    []string // argv, argv[0] included
-	DirFD   int      // the directory to start in; -1: stay
-	// StatusFD receives the command's wait status (4 bytes) before the
-	// helper exits; -1: none.
-	StatusFD int
-	// LateFD, when not -1, is a pipe on which the parent writes the rest
-	// of the instructions (Late: the read grants) once it has taken the
-	// protected set's baseline, which it does while the helper starts;
-	// the command is not started until that stream has ended with its
-	// "go" record.
-	LateFD int
+	Path string   // the program, resolved
+	Args []string // argv, argv[0] included
+	// Env is the command's environment (a Message only: a start-only
+	// helper passes its own on).
+	Env []string
+	// DirFD is the directory to start in; -1: stay. In a Message it is
+	// an index into the descriptors the message carries, as Stdio and
+	// WriteFDs are.
+	DirFD int
+	// Stdio are the command's standard input, output and error (a
+	// Message only); -1: the helper's own (/dev/null).
+	Stdio [3]int
 	// Landlock: the handled rights, the rights of each kind of rule and
 	// the rules. WriteFDs are descriptors the parent opened; Reads,
 	// Writes and DevFiles are paths the helper opens.
@@ -76,24 +87,25 @@ type Config struct {
 	DrainGrace time.Duration
 }
 
-// Argv returns the helper's command line for c: Name, then one
-// "key=value" argument per field or list item. An argument may hold any
-// byte but NUL, as the paths and arguments themselves.
-func (c *Config) Argv() []string {
-	a := []string{Name}
+// records returns c as "key=value" records, one per field or list item.
+// A record may hold any byte but NUL, as the paths and arguments
+// themselves.
+func (c *Config) records() []string {
+	var a []string
 	kv := func(k, v string) { a = append(a, k+"="+v) }
 	num := func(k string, v uint64) { kv(k, strconv.FormatUint(v, 10)) }
-	if c.Confine {
-		kv("confine", "1")
-	}
 	kv("path", c.Path)
 	for _, s := range c.Args {
 		kv("arg", s)
 	}
+	for _, s := range c.Env {
+		kv("env", s)
+	}
 	kv("dirfd", strconv.Itoa(c.DirFD))
-	kv("statusfd", strconv.Itoa(c.StatusFD))
-	if c.LateFD >= 0 {
-		kv("latefd", strconv.Itoa(c.LateFD))
+	for i, k := range []string{"stdin", "stdout", "stderr"} {
+		if c.Stdio[i] >= 0 {
+			kv(k, strconv.Itoa(c.Stdio[i]))
+		}
 	}
 	if c.Landlock {
 		kv("landlock", "1")
@@ -128,14 +140,37 @@ func (c *Config) Argv() []string {
 	return a
 }
 
+// Argv returns the command line of a helper that starts c's command in
+// DirFD without confining it (a run without /proc/self/fd): Name, then
+// one argument per record.
+func (c *Config) Argv() []string {
+	return append([]string{Name}, c.records()...)
+}
+
+// Message returns the instructions a helper started with ServeArgv
+// waits for: c's records, each ended by a NUL byte, then the record
+// "go=1". The descriptors c names by index travel with it (SCM_RIGHTS).
+func (c *Config) Message() []byte {
+	var b []byte
+	for _, r := range c.records() {
+		b = append(append(b, r...), 0)
+	}
+	return append(b, "go=1\x00"...)
+}
+
 var errArgs = errors.New("bad helper arguments")
+
+// newConfig is a Config with no descriptors.
+func newConfig() *Config {
+	return &Config{DirFD: -1, Stdio: [3]int{-1, -1, -1}}
+}
 
 // parse is Argv's inverse.
 func parse(argv []string) (*Config, error) {
 	if len(argv) == 0 || argv[0] != Name {
 		return nil, errArgs
 	}
-	c := &Config{DirFD: -1, StatusFD: -1, LateFD: -1}
+	c := newConfig()
 	for _, s := range argv[1:] {
 		if err := c.set(s); err != nil {
 			return nil, err
@@ -147,7 +182,36 @@ func parse(argv []string) (*Config, error) {
 	return c, nil
 }
 
-// set applies one "key=value" argument to c.
+// parseMessage is Message's inverse; it fails unless the message ends
+// with "go=1" (the parent gave up: the command must not start).
+func parseMessage(b []byte) (*Config, error) {
+	c := newConfig()
+	start := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] != 0 {
+			continue
+		}
+		rec := string(b[start:i])
+		start = i + 1
+		if rec == "go=1" {
+			if start != len(b) {
+				return nil, errArgs
+			}
+			if c.Path == "" || len(c.Args) == 0 {
+				return nil, errArgs
+			}
+			return c, nil
+		}
+		if err := c.set(rec); err != nil {
+			return nil, err
+		}
+	}
+	return nil, errNoGo
+}
+
+var errNoGo = errors.New("the parent did not let the command start")
+
+// set applies one "key=value" record to c.
 func (c *Config) set(s string) error {
 	eq := 0
 	for eq < len(s) && s[eq] != '=' {
@@ -159,20 +223,27 @@ func (c *Config) set(s string) error {
 	k, v := s[:eq], s[eq+1:]
 	var err error
 	u := func(p *uint64) { *p, err = strconv.ParseUint(v, 10, 64) }
-	i := func(p *int) { *p, err = strconv.Atoi(v) }
+	i := func(p *int) {
+		*p, err = strconv.Atoi(v)
+		if err == nil && *p < -1 {
+			err = errArgs
+		}
+	}
 	switch k {
-	case "confine":
-		c.Confine = v == "1"
 	case "path":
 		c.Path = v
 	case "arg":
 		c.Args = append(c.Args, v)
+	case "env":
+		c.Env = append(c.Env, v)
 	case "dirfd":
 		i(&c.DirFD)
-	case "statusfd":
-		i(&c.StatusFD)
-	case "latefd":
-		i(&c.LateFD)
+	case "stdin":
+		i(&c.Stdio[0])
+	case "stdout":
+		i(&c.Stdio[1])
+	case "stderr":
+		i(&c.Stdio[2])
 	case "landlock":
 		c.Landlock = v == "1"
 	case "fs":
@@ -214,48 +285,35 @@ func (c *Config) set(s string) error {
 	return nil
 }
 
-// Late returns the stream the parent writes on LateFD once the command
-// may start: the read grants as "key=value" records, each ended by a NUL
-// byte, then the record "go=1".
-func Late(reads []Grant) []byte {
-	var b []byte
-	for _, g := range reads {
-		k := "readfile="
-		if g.Dir {
-			k = "readdir="
-		}
-		b = append(append(append(b, k...), g.Path...), 0)
-	}
-	return append(b, "go=1\x00"...)
-}
-
-// setLate applies the stream Late made to c; it fails unless the stream
-// ends with "go=1" (the parent gave up: the command must not start).
-func (c *Config) setLate(b []byte) error {
-	start := 0
-	for i := 0; i < len(b); i++ {
-		if b[i] != 0 {
-			continue
-		}
-		rec := string(b[start:i])
-		start = i + 1
-		if rec == "go=1" {
-			if start != len(b) {
-				return errArgs
-			}
+// resolveFDs replaces the descriptor indices of a Message (DirFD, Stdio,
+// WriteFDs) with the descriptors received, fds; an index out of range is
+// an error.
+func (c *Config) resolveFDs(fds []int) error {
+	at := func(p *int) error {
+		if *p < 0 {
 			return nil
 		}
-		if len(rec) < 8 || (rec[:8] != "readdir=" && (len(rec) < 9 || rec[:9] != "readfile=")) {
+		if *p >= len(fds) {
 			return errArgs
 		}
-		if err := c.set(rec); err != nil {
+		*p = fds[*p]
+		return nil
+	}
+	if err := at(&c.DirFD); err != nil {
+		return err
+	}
+	for i := range c.Stdio {
+		if err := at(&c.Stdio[i]); err != nil {
 			return err
 		}
 	}
-	return errNoGo
+	for i := range c.WriteFDs {
+		if err := at(&c.WriteFDs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
-
-var errNoGo = errors.New("the parent did not let the command start")
 
 // hexEncode and hexDecode are encoding/hex's, which would bring fmt and
 // reflect (and their initializers) to the helper.

@@ -6,12 +6,13 @@ import (
 	"time"
 )
 
-// TestConfigRoundTrip: every field survives Argv and parse, whatever
-// bytes (but NUL) its paths and arguments hold.
+// TestConfigRoundTrip: every field survives Argv and parse, and Message
+// and parseMessage, whatever bytes (but NUL) its paths and arguments hold.
 func TestConfigRoundTrip(t *testing.T) {
 	c := &Config{
-		Confine: true, Path: "/usr/bin/bash", Args: []string{"bash", "-c", "--", "echo a=b\n'c' $HOME \x01\xff", ""},
-		DirFD: 3, StatusFD: 5, LateFD: 6, Landlock: true, HandledFS: 1<<16 - 1, HandledNet: 3, Scoped: 3,
+		Path: "/usr/bin/bash", Args: []string{"bash", "-c", "--", "echo a=b\n'c' $HOME \x01\xff", ""},
+		Env:   []string{"A=1", "B=x=y\n", "EMPTY="},
+		DirFD: 3, Stdio: [3]int{-1, 0, 1}, Landlock: true, HandledFS: 1<<16 - 1, HandledNet: 3, Scoped: 3,
 		DirRead: 13, FileRead: 5, WriteMask: 1<<15 | 2, FileWrite: 7,
 		WriteFDs: []int{6, 7}, Writes: []string{"/tmp/agenthost-sandbox-1", "/with space/=eq"},
 		Reads:    []Grant{{Path: "/etc", Dir: true}, {Path: "/root/.bashrc"}, {Path: "/odd\nname", Dir: true}},
@@ -25,9 +26,42 @@ func TestConfigRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, c) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, c)
 	}
-	start := &Config{Path: "/bin/true", Args: []string{"true"}, DirFD: 3, StatusFD: -1, LateFD: -1}
+	if got, err := parseMessage(c.Message()); err != nil || !reflect.DeepEqual(got, c) {
+		t.Errorf("message round trip: %+v, %v", got, err)
+	}
+	start := &Config{Path: "/bin/true", Args: []string{"true"}, DirFD: 3, Stdio: [3]int{-1, -1, -1}}
 	if got, err := parse(start.Argv()); err != nil || !reflect.DeepEqual(got, start) {
 		t.Errorf("start-only round trip: %+v, %v", got, err)
+	}
+}
+
+// TestMessage: only a message that ends with its "go" record, after a
+// program and its argv, lets the command start.
+func TestMessage(t *testing.T) {
+	full := (&Config{Path: "/bin/true", Args: []string{"true"}, DirFD: -1, Stdio: [3]int{-1, -1, -1}}).Message()
+	for _, bad := range [][]byte{
+		nil,                         // the parent closed without a word
+		full[:len(full)-1],          // cut before the end of "go=1"
+		full[:len(full)-5],          // no go record
+		append(full, "x\x00"...),    // something after go
+		[]byte("arg=x\x00go=1\x00"), // no program
+		[]byte("path=/bin/sh\x00arg=sh\x00what=1\x00go=1\x00"),
+		[]byte("path=/bin/sh\x00arg=sh\x00stdin=-2\x00go=1\x00"),
+	} {
+		if c, err := parseMessage(bad); err == nil {
+			t.Errorf("parseMessage(%q) = %+v, want an error", bad, c)
+		}
+	}
+	c, err := parseMessage(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.resolveFDs(nil); err != nil {
+		t.Errorf("no descriptors named: %v", err)
+	}
+	c.Stdio[1] = 2
+	if err := c.resolveFDs([]int{7, 8}); err == nil {
+		t.Error("an index past the descriptors received was accepted")
 	}
 }
 
@@ -75,26 +109,4 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip of %q: %+v, %v", argv, again, err)
 		}
 	})
-}
-
-// TestLate: the late stream gives the read grants, and only a stream
-// that ends with its "go" record lets the command start.
-func TestLate(t *testing.T) {
-	reads := []Grant{{Path: "/etc", Dir: true}, {Path: "/root/.bashrc"}, {Path: "/a=b\nc", Dir: true}}
-	c := &Config{}
-	if err := c.setLate(Late(reads)); err != nil || !reflect.DeepEqual(c.Reads, reads) {
-		t.Fatalf("setLate = %v, reads %+v", err, c.Reads)
-	}
-	full := Late(reads)
-	for _, bad := range [][]byte{
-		nil,                                // the parent closed without a word
-		full[:len(full)-1],                 // cut before the end of "go=1"
-		full[:len(full)-5],                 // no go record
-		append(full, "x\x00"...),           // something after go
-		[]byte("path=/bin/sh\x00go=1\x00"), // only read grants may come late
-	} {
-		if err := (&Config{}).setLate(bad); err == nil {
-			t.Errorf("setLate(%q) accepted", bad)
-		}
-	}
 }

@@ -42,19 +42,17 @@ func RunIfHelper() {
 // a race-enabled program a second slower.
 func exit(code int) { syscall.Exit(code) }
 
-// run is the helper: it confines its locked thread, forks the command
-// from it, waits for the command and for what it left, reports the
-// status and exits. Its exit code is the command's (128+N for signal N);
-// the wait status itself goes to StatusFD. A failure before the command
-// started is printed on standard error with exit code 126.
+// run is the helper. Started with ServeArgv it serves one confined run
+// (serve); started with a Config's Argv it only changes into DirFD and
+// execs the command.
 func run(argv []string) int {
 	syscall.Unsetenv(Env)
+	if len(argv) == 2 && argv[0] == Name && argv[1] == ServeArgv()[1] {
+		return serve(ServeFD)
+	}
 	cfg, err := parse(argv)
 	if err != nil {
 		return fail("bad instructions", err)
-	}
-	if cfg.StatusFD >= 0 {
-		syscall.CloseOnExec(cfg.StatusFD) // the command must not inherit it
 	}
 	if cfg.DirFD >= 0 {
 		if err := syscall.Fchdir(cfg.DirFD); err != nil {
@@ -62,15 +60,24 @@ func run(argv []string) int {
 		}
 		syscall.Close(cfg.DirFD)
 	}
-	if !cfg.Confine {
-		err := syscall.Exec(cfg.Path, cfg.Args, os.Environ())
-		return fail("exec "+cfg.Path, err)
-	}
-	// A confined run starts nothing before the parent's go: no late
-	// pipe, no start.
-	if err := readLate(cfg); err != nil {
-		return fail("late instructions", err)
-	}
+	err = syscall.Exec(cfg.Path, cfg.Args, os.Environ())
+	return fail("exec "+cfg.Path, err)
+}
+
+// serve waits on sock for the parent's Message and its descriptors, then
+// confines its locked thread, forks the command from it, waits for the
+// command and for what it left, writes the command's wait status (4
+// bytes) on sock and exits. Its exit code is the command's (128+N for
+// signal N). A failure before the command started is printed on the
+// command's standard error with exit code 126; a socket that ends
+// without the message's go (the parent gave up, closed it or died)
+// starts nothing and ends the helper quietly.
+func serve(sock int) int {
+	syscall.CloseOnExec(sock) // the command must not inherit it
+	// What does not depend on the command is done before its
+	// instructions come (the helper may wait for them a while: see
+	// Runner's waiting helper, docs/adr/0012).
+	//
 	// Signals sent to the group reach the command directly; the helper
 	// (pid 1 of the namespace: the kernel drops what it does not handle)
 	// notes them and waits for the command instead. Handled, not
@@ -78,10 +85,31 @@ func run(argv []string) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
 	prctl(prSetChildSubreaper, 1, 0)
+	runtime.LockOSThread() // never unlocked: the thread is confined below
+	nnpErr := prctl(prSetNoNewPrivs, 1, 0)
 
-	runtime.LockOSThread() // never unlocked: the thread stays confined
-	if err := prctl(prSetNoNewPrivs, 1, 0); err != nil {
-		return fail("no_new_privs", err)
+	msg, fds, err := receive(sock)
+	if err != nil {
+		return 126
+	}
+	cfg, err := parseMessage(msg)
+	if err == nil {
+		err = cfg.resolveFDs(fds)
+	}
+	if err != nil {
+		return 126
+	}
+	if cfg.Stdio[2] >= 0 {
+		syscall.Dup3(cfg.Stdio[2], 2, 0) // the failures below reach the caller
+	}
+	if cfg.DirFD >= 0 {
+		if err := syscall.Fchdir(cfg.DirFD); err != nil {
+			return fail("fchdir", err)
+		}
+		syscall.Close(cfg.DirFD)
+	}
+	if nnpErr != nil {
+		return fail("no_new_privs", nnpErr)
 	}
 	if cfg.Landlock {
 		if err := applyLandlock(cfg); err != nil {
@@ -93,18 +121,25 @@ func run(argv []string) int {
 			return fail("seccomp", err)
 		}
 	}
-	pid, err := syscall.ForkExec(cfg.Path, cfg.Args, &syscall.ProcAttr{
-		Env:   os.Environ(),
-		Files: []uintptr{0, 1, 2},
-	})
+	files := []uintptr{0, 1, 2}
+	for i, fd := range cfg.Stdio {
+		if fd >= 0 {
+			files[i] = uintptr(fd)
+		}
+	}
+	pid, err := syscall.ForkExec(cfg.Path, cfg.Args, &syscall.ProcAttr{Env: cfg.Env, Files: files})
 	if err != nil {
 		return fail("start "+cfg.Path, err)
 	}
-	// The helper no longer needs the output pipes: EOF then tells the
-	// parent that the command's tree let go of them.
+	// The helper no longer needs the command's descriptors: EOF then
+	// tells the parent that the command's tree let go of the output
+	// pipes.
+	for _, fd := range cfg.Stdio {
+		if fd >= 0 {
+			syscall.Close(fd)
+		}
+	}
 	if null, err := syscall.Open("/dev/null", syscall.O_RDWR|syscall.O_CLOEXEC, 0); err == nil {
-		syscall.Dup3(null, 0, 0)
-		syscall.Dup3(null, 1, 0)
 		syscall.Dup3(null, 2, 0)
 		syscall.Close(null)
 	}
@@ -124,11 +159,9 @@ func run(argv []string) int {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
-	if cfg.StatusFD >= 0 {
-		var b [4]byte
-		*(*uint32)(unsafe.Pointer(&b[0])) = uint32(status) // the parent reads it in the machine's order
-		syscall.Write(cfg.StatusFD, b[:])
-	}
+	var b [4]byte
+	*(*uint32)(unsafe.Pointer(&b[0])) = uint32(status) // the parent reads it in the machine's order
+	syscall.Write(sock, b[:])
 	select {
 	case <-sigs:
 	default:
@@ -141,6 +174,45 @@ func run(argv []string) int {
 	}
 	return 126
 }
+
+// receive reads sock to its end and returns the bytes and the
+// descriptors that came with them (close-on-exec), in order.
+func receive(sock int) ([]byte, []int, error) {
+	var b []byte
+	var fds []int
+	buf := make([]byte, 16<<10)
+	oob := make([]byte, syscall.CmsgSpace(MaxFDs*4))
+	for {
+		n, oobn, _, _, err := syscall.Recvmsg(sock, buf, oob, syscall.MSG_CMSG_CLOEXEC)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if oobn > 0 {
+			msgs, err := syscall.ParseSocketControlMessage(oob[:oobn])
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, m := range msgs {
+				got, err := syscall.ParseUnixRights(&m)
+				if err != nil {
+					return nil, nil, err
+				}
+				fds = append(fds, got...)
+			}
+		}
+		if n == 0 && oobn == 0 {
+			return b, fds, nil
+		}
+		b = append(b, buf[:n]...)
+	}
+}
+
+// MaxFDs is the most descriptors one message of the parent carries (the
+// kernel's SCM_MAX_FD is 253).
+const MaxFDs = 250
 
 // reapUntil reaps children (orphans come to the helper, a subreaper or
 // pid 1) until pid exits, and returns pid's status.
@@ -157,39 +229,6 @@ func reapUntil(pid int) syscall.WaitStatus {
 		if p == pid {
 			return ws
 		}
-	}
-}
-
-// readLate reads the late instructions (Config.LateFD) to their end and
-// applies them; it fails unless they end with the parent's go.
-func readLate(cfg *Config) error {
-	if cfg.LateFD < 0 {
-		return errNoGo
-	}
-	b, err := readAll(cfg.LateFD)
-	syscall.Close(cfg.LateFD)
-	if err != nil {
-		return err
-	}
-	return cfg.setLate(b)
-}
-
-// readAll reads fd to its end.
-func readAll(fd int) ([]byte, error) {
-	var b []byte
-	buf := make([]byte, 16<<10)
-	for {
-		n, err := syscall.Read(fd, buf)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
-			return b, nil
-		}
-		b = append(b, buf[:n]...)
 	}
 }
 
