@@ -33,10 +33,12 @@ var ErrNoStartDir = errors.New("exec: cannot start in the opened directory")
 //
 //   - Write only beneath Roots and WritePaths, a private temporary
 //     directory (TMPDIR, TMP and TEMP point at it; one per Runner, kept for
-//     its life, so caches in it last across commands: XDG_CACHE_HOME,
-//     GOCACHE's default, and npm's cache are pointed inside it) and the
-//     device files /dev/null, /dev/zero and /dev/tty. Nothing else: not
-//     the home directory, not the shared /tmp, not /dev/shm.
+//     its life) and the device files /dev/null, /dev/zero and /dev/tty.
+//     Nothing else: not the home directory, not the shared /tmp, not
+//     /dev/shm. The caches (XDG_CACHE_HOME, so GOCACHE's default, and
+//     npm's cache) point beneath the first root, at CacheDir, which
+//     lasts across Runners and processes and is ignored by git (see
+//     SessionCache); a variable of Request.Env replaces these.
 //   - Read everything but the secrets: DefaultDenyRead under Home plus
 //     DenyRead. Reading beneath Roots is always allowed, so a secret that
 //     lies inside a root is readable (Landlock can only add rights).
@@ -91,12 +93,27 @@ type Sandbox struct {
 	// Protect are more protected paths, patterns relative to any
 	// directory inside a root (see ProtectedPaths).
 	Protect []string
+	// SessionCache keeps the caches in the private temporary directory,
+	// gone when the Runner is closed, instead of beneath the first root
+	// at CacheDir (a workspace that must not grow, a build context that
+	// does not read .gitignore). The caches are there too when the first
+	// root was not given as a descriptor (RootDirs) or a link stands
+	// where CacheDir goes.
+	SessionCache bool
 	// Required makes the run fail with ErrNoSandbox, starting nothing,
 	// when any part above cannot be enforced here. Otherwise the run
 	// starts with what can be enforced and Output.Sandbox says what that
 	// was.
 	Required bool
 }
+
+// CacheDir is where, beneath the workspace (the first root), a sandboxed
+// command's caches go (XDG_CACHE_HOME, so Go's build cache, pip's, ...;
+// npm's in its "npm" subdirectory) on Linux, unless Sandbox.SessionCache is set:
+// kept across runs, Runners and processes, so a build in a new
+// `agent-host exec` is as warm as the last one, and ignored by git (a
+// .gitignore of "*" inside it). See docs/adr/0013.
+const CacheDir = ".agent-harness/sandbox-cache"
 
 // Report says what the sandbox of a run enforced.
 type Report struct {

@@ -115,3 +115,26 @@ func (p envPattern) match(up string) bool {
 	}
 	return true
 }
+
+// dedupEnv returns env with one entry per variable, the last one given
+// (as os/exec does): the helper passes the command's environment as it
+// gets it, and a program's getenv takes the first of two.
+func dedupEnv(env []string) []string {
+	seen := make(map[string]bool, len(env))
+	out := make([]string, len(env))
+	n := len(env)
+	for i := len(env) - 1; i >= 0; i-- {
+		kv := env[i]
+		k := kv
+		if eq := strings.IndexByte(kv, '='); eq >= 0 {
+			k = kv[:eq]
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		n--
+		out[n] = kv
+	}
+	return out[n:]
+}

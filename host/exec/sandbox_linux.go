@@ -170,17 +170,27 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	}
 	rep.Missing = missing
 
+	// The caches: beneath the workspace, reached through its descriptor
+	// (docs/adr/0013), else (SessionCache, no descriptor, a link in the
+	// way) in the private temporary directory.
+	cache := filepath.Join(tmp, "cache")
+	npm := filepath.Join(tmp, "npm")
+	if !sb.SessionCache && len(sr.roots) > 0 {
+		if c := workspaceCache(sr.roots[0], sb.Roots[0]); c != "" {
+			cache, npm = c, filepath.Join(c, "npm")
+		}
+	}
 	env := append(base,
 		"TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp,
-		"XDG_CACHE_HOME="+filepath.Join(tmp, "cache"),
-		"npm_config_cache="+filepath.Join(tmp, "npm"),
+		"XDG_CACHE_HOME="+cache,
+		"npm_config_cache="+npm,
 	)
-	env = append(env, s.env...)
+	env = append(env, s.env...) // the caller's last: they win
 
 	if sr.snap, err = holdProtected(ctx, sb, s.timeout); err != nil {
 		return nil, err
 	}
-	cfg.Env = append(env, heldEnv+"="+heldValue(sr.snap.held))
+	cfg.Env = dedupEnv(append(env, heldEnv+"="+heldValue(sr.snap.held)))
 	// The read grants (unless made above) and the protected set's
 	// baseline are made at the start, after the helper was taken or
 	// started (while a new one starts), just before it is told to start
