@@ -224,10 +224,13 @@ func (o Output) ShellStatus() int {
 	return o.ExitCode
 }
 
-// Runner runs commands under one set of Limits. It holds no other state:
-// one Runner serves any number of concurrent runs, and every run owns its
-// processes, pipes and goroutines, all gone when the run returns (except a
-// process that escaped the group, see the package documentation).
+// Runner runs commands under one set of Limits. One Runner serves any
+// number of concurrent runs, and every run owns its processes, pipes and
+// goroutines, all gone when the run returns (except a process that
+// escaped the group, see the package documentation). Its only other
+// state is for sandboxed runs: their private temporary directory and,
+// from its second sandboxed run on, one sandbox helper started ahead
+// for the next (on Linux; docs/adr/0012), which Close ends.
 type Runner struct {
 	limits Limits
 
@@ -242,9 +245,11 @@ func NewRunner(l Limits) *Runner {
 	return &Runner{limits: l.withDefaults()}
 }
 
-// Close removes the private temporary directory the Runner's sandboxed
-// runs shared, with everything in it. Runs that start afterwards get a
-// new one.
+// Close ends the sandbox helper the Runner kept waiting, if any, and
+// removes the private temporary directory the Runner's sandboxed runs
+// shared, with everything in it. Runs that start afterwards get a new
+// one (and a run that ends during or after Close may start a helper
+// again, for the next Close).
 func (r *Runner) Close() error {
 	r.zyg.close()
 	r.mu.Lock()

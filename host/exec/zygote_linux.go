@@ -24,7 +24,8 @@ type helperProc struct {
 // startHelper starts a helper in the namespaces flags names (none when
 // 0). It knows nothing of the command yet: its environment is only the
 // helper's mark, its standard descriptors are /dev/null and its working
-// directory does not matter (the run's comes as a descriptor).
+// directory is / (so that it holds no directory of ours busy while it
+// waits; the run's comes as a descriptor).
 func startHelper(exe string, flags uintptr) (*helperProc, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -43,6 +44,7 @@ func startHelper(exe string, flags uintptr) (*helperProc, error) {
 		Path:        helperPath(exe),
 		Args:        helper.ServeArgv(),
 		Env:         []string{helper.Env + "=1"},
+		Dir:         "/",
 		ExtraFiles:  []*os.File{child}, // helper.ServeFD
 		SysProcAttr: attr,
 	}

@@ -10,8 +10,11 @@
 // does not need (crypto, encoding/gob, encoding/json, golang.org/x/sys
 // and what else the program links). A helper of agent-host starts its
 // work about 0.7 ms earlier than it did from host/exec's initializer.
-// The instructions come as the helper's arguments, not as JSON, for the
-// same reason.
+// The instructions are "key=value" records, not JSON, for the same
+// reason: a confining helper (ServeArgv) gets them in one message on a
+// socket with the descriptors they name, so that it can be started
+// before its command is known (docs/adr/0012); a start-only helper gets
+// them as its arguments.
 package helper
 
 import (
