@@ -126,7 +126,11 @@ func lockRoots(ctx context.Context, roots []string, dirs []*os.File, wait time.D
 				break // "/" (of this process's view)
 			}
 			unix.Close(cur)
-			if cur, err = unix.Dup(pfd); err != nil {
+			// Close-on-exec like every descriptor here: a copy that a
+			// command started meanwhile inherited (the Runner's next
+			// helper starts in the background) would keep pfd's flock
+			// for as long as that process lives.
+			if cur, err = unix.FcntlInt(uintptr(pfd), unix.F_DUPFD_CLOEXEC, 0); err != nil {
 				unix.Close(pfd)
 				return nil, nil, fmt.Errorf("exec: hold of the roots: %w", err)
 			}
