@@ -9,7 +9,10 @@
 // when present. -old PATH adds another agent-host binary (the one before
 // a change) to the same rounds.
 //
-// Usage: go run ./bench/sandbox -bin PATH/agent-host [-runs N]
+// With -gobuild it measures `agent-host exec -- go build` of a small
+// module instead, sandboxed and not, each run a new process.
+//
+// Usage: go run ./bench/sandbox -bin PATH/agent-host [-runs N] [-gobuild]
 package main
 
 import (
@@ -30,6 +33,7 @@ func main() {
 	bin := flag.String("bin", "agent-host", "the agent-host binary")
 	runs := flag.Int("runs", 100, "rounds")
 	old := flag.String("old", "", "another agent-host binary to measure in the same rounds")
+	gobuild := flag.Bool("gobuild", false, "measure `go build` of a small module, each run a new agent-host process, instead of true")
 	flag.Parse()
 	ws, err := os.MkdirTemp("", "bench-sandbox-")
 	if err != nil {
@@ -37,6 +41,10 @@ func main() {
 		os.Exit(1)
 	}
 	defer os.RemoveAll(ws)
+	if *gobuild {
+		goBuild(*bin, ws, *runs)
+		return
+	}
 	vs := []variant{
 		{"bash -c true", []string{"bash", "-c", "true"}},
 		{"agent-host exec --no-sandbox -- true", []string{*bin, "exec", "--no-sandbox", "--", "true"}},
@@ -56,9 +64,53 @@ func main() {
 	if p, err := exec.LookPath("codex"); err == nil {
 		vs = append(vs, variant{"codex sandbox (workspace-write) bash -c true", []string{p, "sandbox", "-c", `sandbox_mode="workspace-write"`, "--", "bash", "-c", "true"}})
 	}
+	med, mcpu := rounds(vs, ws, *runs)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	fmt.Printf("%d interleaved rounds, medians                   wall              CPU (tree)\n", *runs)
+	for j, v := range vs {
+		fmt.Printf("%-48s %7.2f ms %5.2fx   %7.2f ms %5.2fx\n", v.name, ms(med[j]), float64(med[j])/float64(med[0]),
+			ms(mcpu[j]), float64(mcpu[j])/float64(mcpu[0]))
+	}
+	fmt.Printf("sandbox cost: %+.2f ms wall, %+.2f ms CPU over --no-sandbox (goal <= +10 ms); --no-sandbox %.2fx bash -c true wall, %.2fx CPU (goal <= 2x)\n",
+		ms(med[2]-med[1]), ms(mcpu[2]-mcpu[1]), float64(med[1])/float64(med[0]), float64(mcpu[1])/float64(mcpu[0]))
+}
+
+// goBuild measures `agent-host exec -- go build` of a small module in ws,
+// sandboxed and with --no-sandbox, each run a new agent-host process (a
+// new Runner): the sandboxed build is warm only through the cache beneath
+// the workspace (docs/adr/0013). The first build of each is not counted.
+func goBuild(bin, ws string, runs int) {
+	must := func(err error) {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	must(os.WriteFile(ws+"/go.mod", []byte("module example.com/b\n\ngo 1.21\n"), 0o644))
+	must(os.WriteFile(ws+"/main.go", []byte("package main\n\nimport (\"fmt\"; \"strings\")\n\nfunc main() { fmt.Println(strings.ToUpper(\"hi\")) }\n"), 0o644))
+	build := []string{"touch main.go && GOTOOLCHAIN=local GOFLAGS=-mod=mod GOPROXY=off go build -o prog . && ./prog"}
+	vs := []variant{
+		{"agent-host exec --no-sandbox -- go build", append([]string{bin, "exec", "--no-sandbox", "--"}, build...)},
+		{"agent-host exec -- go build (sandboxed)", append([]string{bin, "exec", "--"}, build...)},
+	}
+	t0 := time.Now()
+	rounds(vs, ws, 1) // the first builds: the sandboxed one fills its cache
+	fmt.Printf("first round (the sandboxed cache cold): %v\n", time.Since(t0).Round(time.Millisecond))
+	med, mcpu := rounds(vs, ws, runs)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	fmt.Printf("%d interleaved rounds, medians                   wall              CPU (tree)\n", runs)
+	for j, v := range vs {
+		fmt.Printf("%-48s %7.2f ms %5.2fx   %7.2f ms %5.2fx\n", v.name, ms(med[j]), float64(med[j])/float64(med[0]),
+			ms(mcpu[j]), float64(mcpu[j])/float64(mcpu[0]))
+	}
+}
+
+// rounds runs every variant once per round, in a rotating order, and
+// returns the medians of the wall and CPU times of each.
+func rounds(vs []variant, ws string, runs int) (med, mcpu []time.Duration) {
 	res := make([][]time.Duration, len(vs))
 	cpu := make([][]time.Duration, len(vs))
-	for i := 0; i < *runs; i++ {
+	for i := 0; i < runs; i++ {
 		for k := range vs {
 			j := (i + k) % len(vs)
 			c := exec.Command(vs[j].argv[0], vs[j].argv[1:]...)
@@ -76,17 +128,10 @@ func main() {
 		sort.Slice(d, func(a, b int) bool { return d[a] < d[b] })
 		return d[len(d)/2]
 	}
-	med := make([]time.Duration, len(vs))
-	mcpu := make([]time.Duration, len(vs))
+	med = make([]time.Duration, len(vs))
+	mcpu = make([]time.Duration, len(vs))
 	for j := range vs {
 		med[j], mcpu[j] = median(res[j]), median(cpu[j])
 	}
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	fmt.Printf("%d interleaved rounds, medians                   wall              CPU (tree)\n", *runs)
-	for j, v := range vs {
-		fmt.Printf("%-48s %7.2f ms %5.2fx   %7.2f ms %5.2fx\n", v.name, ms(med[j]), float64(med[j])/float64(med[0]),
-			ms(mcpu[j]), float64(mcpu[j])/float64(mcpu[0]))
-	}
-	fmt.Printf("sandbox cost: %+.2f ms wall, %+.2f ms CPU over --no-sandbox (goal <= +10 ms); --no-sandbox %.2fx bash -c true wall, %.2fx CPU (goal <= 2x)\n",
-		ms(med[2]-med[1]), ms(mcpu[2]-mcpu[1]), float64(med[1])/float64(med[0]), float64(mcpu[1])/float64(mcpu[0]))
+	return med, mcpu
 }
