@@ -231,7 +231,9 @@ const helperEnv = helper.Env
 //
 // A sandboxed command is started by running this same program again as a
 // helper (like Docker's reexec), which confines itself and then starts
-// the command. When the process is such a helper, SandboxMain does the
+// the command. From its second sandboxed run on, a Runner starts the
+// helper of its next run ahead, in the background, and keeps it waiting
+// until that run comes or the Runner is closed (docs/adr/0012). When the process is such a helper, SandboxMain does the
 // helper's work and never returns. Otherwise it returns at once (it costs
 // an environment lookup and one readlink) and marks the program as able
 // to run the helper; without that mark a sandboxed run reports the
