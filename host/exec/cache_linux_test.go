@@ -139,3 +139,28 @@ func TestSandboxCacheRefusesLinks(t *testing.T) {
 		t.Errorf("the home directory changed:\nbefore\n%s\nafter\n%s", before, after)
 	}
 }
+
+// TestSandboxCacheOutsideGit: a workspace in no git work tree keeps its
+// caches in the run's temporary directory (git, and the Host's walk,
+// would not hide a cache beneath it), and nothing is made there.
+func TestSandboxCacheOutsideGit(t *testing.T) {
+	requireSandbox(t)
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	for p := ws; p != "/"; p = filepath.Dir(p) {
+		if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
+			t.Skipf("skipped: %s is inside the git work tree %s", ws, p)
+		}
+	}
+	d, err := os.Open(ws)
+	must(t, err)
+	defer d.Close()
+	r := NewRunner(Limits{})
+	defer r.Close()
+	out, err := r.Exec(context.Background(), Request{Command: `echo "$XDG_CACHE_HOME"`, Cwd: ws, Dir: d,
+		Sandbox: &Sandbox{Roots: []string{ws}, RootDirs: []*os.File{d}, Home: ws, Required: true}})
+	if err != nil || out.Stdout != filepath.Join(r.tmp, "cache")+"\n" {
+		t.Errorf("outside git: %+v, %v", out, err)
+	}
+	absent(t, filepath.Join(ws, ".agent-harness"))
+}

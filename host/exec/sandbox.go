@@ -37,8 +37,9 @@ var ErrNoStartDir = errors.New("exec: cannot start in the opened directory")
 //     Nothing else: not the home directory, not the shared /tmp, not
 //     /dev/shm. The caches (XDG_CACHE_HOME, so GOCACHE's default, and
 //     npm's cache) point beneath the first root, at CacheDir, which
-//     lasts across Runners and processes and is ignored by git (see
-//     SessionCache); a variable of Request.Env replaces these.
+//     lasts across Runners and processes and is ignored by git, when
+//     that root is in a git work tree (see SessionCache); a variable of
+//     Request.Env replaces these.
 //   - Read everything but the secrets: DefaultDenyRead under Home plus
 //     DenyRead. Reading beneath Roots is always allowed, so a secret that
 //     lies inside a root is readable (Landlock can only add rights).
@@ -97,8 +98,9 @@ type Sandbox struct {
 	// gone when the Runner is closed, instead of beneath the first root
 	// at CacheDir (a workspace that must not grow, a build context that
 	// does not read .gitignore). The caches are there too when the first
-	// root was not given as a descriptor (RootDirs) or a link stands
-	// where CacheDir goes.
+	// root was not given as a descriptor (RootDirs), when it is in no git
+	// work tree (where the cache's .gitignore would hide it from
+	// nothing), or when a link stands where CacheDir goes.
 	SessionCache bool
 	// Required makes the run fail with ErrNoSandbox, starting nothing,
 	// when any part above cannot be enforced here. Otherwise the run
@@ -108,11 +110,12 @@ type Sandbox struct {
 }
 
 // CacheDir is where, beneath the workspace (the first root), a sandboxed
-// command's caches go (XDG_CACHE_HOME, so Go's build cache, pip's, ...;
-// npm's in its "npm" subdirectory) on Linux, unless Sandbox.SessionCache is set:
-// kept across runs, Runners and processes, so a build in a new
-// `agent-host exec` is as warm as the last one, and ignored by git (a
-// .gitignore of "*" inside it). See docs/adr/0013.
+// command's caches go on Linux (XDG_CACHE_HOME, so Go's build cache,
+// pip's, ...; npm's in its "npm" subdirectory) when that root is in a git
+// work tree, unless Sandbox.SessionCache is set: kept across runs,
+// Runners and processes, so a build in a new `agent-host exec` is as warm
+// as the last one, and ignored by git (a .gitignore of "*" inside it).
+// See docs/adr/0013.
 const CacheDir = ".agent-harness/sandbox-cache"
 
 // Report says what the sandbox of a run enforced.
