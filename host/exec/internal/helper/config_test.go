@@ -110,3 +110,28 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseMessage: parseMessage never panics, and what it accepts
+// has a canonical message that parses back to the same.
+func FuzzParseMessage(f *testing.F) {
+	f.Add([]byte("path=/bin/true\x00arg=true\x00env=A=1\x00stdout=0\x00dirfd=1\x00go=1\x00"))
+	f.Add([]byte("path=/x\x00arg=x\x00writefd=2\x00seccomp=00ff\x00readdir=/etc\x00go=1\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := parseMessage(b)
+		if err != nil {
+			return
+		}
+		canon := c.Message()
+		again, err := parseMessage(canon)
+		if err != nil || !reflect.DeepEqual(again.Message(), canon) {
+			t.Fatalf("round trip of %q: %+v, %v", b, again, err)
+		}
+		if err := again.resolveFDs([]int{10, 11, 12}); err == nil {
+			for _, fd := range append(append([]int{again.DirFD}, again.Stdio[:]...), again.WriteFDs...) {
+				if fd != -1 && (fd < 10 || fd > 12) {
+					t.Fatalf("resolved to %d", fd)
+				}
+			}
+		}
+	})
+}
