@@ -223,31 +223,6 @@ type errReader struct{}
 
 func (errReader) Read([]byte) (int, error) { return 0, errors.New("read failed") }
 
-func TestOpenFileRefusesFIFOWithoutBlocking(t *testing.T) {
-	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
-		t.Skip(err)
-	}
-	os.Mkdir(filepath.Join(dir, "d"), 0o755)
-	h := newHost(t, host.Config{WorkspaceRoot: dir})
-	done := make(chan error, 1)
-	go func() {
-		_, _, err := h.OpenFile(bg, "", "fifo")
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, host.ErrNotRegular) {
-			t.Fatalf("FIFO: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("OpenFile blocked on a FIFO")
-	}
-	if _, _, err := h.OpenFile(bg, "", "d"); !errors.Is(err, host.ErrNotRegular) {
-		t.Fatalf("directory: %v", err)
-	}
-}
-
 func TestRemoveTreeNeverFollowsLinks(t *testing.T) {
 	dir := t.TempDir()
 	ws, out := filepath.Join(dir, "ws"), filepath.Join(dir, "out")

@@ -184,30 +184,6 @@ func TestUnrestricted(t *testing.T) {
 	}
 }
 
-func TestReadFIFODoesNotBlock(t *testing.T) {
-	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
-		t.Skip("mkfifo:", err)
-	}
-	h := newHost(t, host.Config{WorkspaceRoot: dir})
-	done := make(chan error, 1)
-	go func() {
-		_, err := h.ReadFile(bg, "", "fifo")
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, host.ErrNotRegular) {
-			t.Fatalf("got %v, want ErrNotRegular", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("ReadFile blocked on a FIFO")
-	}
-	if _, err := h.WriteFile(bg, "", "fifo", []byte("x")); !errors.Is(err, host.ErrNotRegular) {
-		t.Fatalf("write to FIFO: %v", err)
-	}
-}
-
 func TestReadDevZeroThroughSymlink(t *testing.T) {
 	dir := t.TempDir()
 	os.Symlink("/dev/zero", filepath.Join(dir, "z"))

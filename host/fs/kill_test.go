@@ -31,6 +31,14 @@ import (
 
 const killHelperEnv = "AGENTHOST_FS_KILL_HELPER"
 
+// runKillHelper runs the kill tests' writer and exits when this process
+// was started as one (killHelperEnv set); otherwise it returns at once.
+func runKillHelper() {
+	if args := os.Getenv(killHelperEnv); args != "" {
+		os.Exit(killHelper(args))
+	}
+}
+
 // version is the contents of generation gen of a file of size bytes: a
 // header naming both, then blocks derived from gen. Any mix of two
 // versions, or a short one, fails checkVersion.

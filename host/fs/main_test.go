@@ -1,7 +1,6 @@
 package fs
 
 import (
-	"os"
 	"testing"
 
 	"github.com/agenthost/agenthost/internal/testbin"
@@ -11,8 +10,6 @@ import (
 var agentHost string
 
 func TestMain(m *testing.M) {
-	if args := os.Getenv(killHelperEnv); args != "" {
-		os.Exit(killHelper(args)) // a writer for the kill tests, not the tests
-	}
+	runKillHelper() // a writer for the kill tests, when this process is one
 	testbin.Main(m, &agentHost)
 }
