@@ -77,4 +77,10 @@ type SandboxPolicy struct {
 	ScrubEnv []string
 	// Protect are more protected paths (host/exec.ProtectedPaths).
 	Protect []string
+	// SessionCache keeps commands' caches (XDG_CACHE_HOME, npm's) in the
+	// Host's private temporary directory, gone at Close. Without it they
+	// live beneath the workspace in host/exec.CacheDir, ignored by git
+	// and kept across processes, when the workspace is a git work tree
+	// (docs/adr/0013).
+	SessionCache bool
 }

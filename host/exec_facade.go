@@ -58,8 +58,8 @@ type SandboxReport = hostexec.Report
 // and its private temporary directory, and ExecOutput.Sandbox says what
 // was enforced and which protected paths were restored after it. A
 // request's own ExecRequest.Sandbox only makes the policy stricter: it
-// may set Required, turn Network off, and add DenyRead, ScrubEnv and
-// Protect entries; its Roots, WritePaths and AllowEnv are ignored (the
+// may set Required or SessionCache, turn Network off, and add DenyRead,
+// ScrubEnv and Protect entries; its Roots, WritePaths and AllowEnv are ignored (the
 // Host's are used). With the policy Off, a request's Sandbox still
 // confines that request. The program must call SandboxMain at the top of
 // main (agent-host does); without it the sandbox is reported missing.
@@ -168,9 +168,11 @@ func (h *Host) sandboxFor(ctx context.Context, p SandboxPolicy, req *ExecSandbox
 		sb.AllowEnv = append(sb.AllowEnv, p.AllowEnv...)
 		sb.ScrubEnv = append(sb.ScrubEnv, p.ScrubEnv...)
 		sb.Protect = append(sb.Protect, p.Protect...)
+		sb.SessionCache = p.SessionCache
 	}
 	if req != nil {
 		sb.Required = sb.Required || req.Required
+		sb.SessionCache = sb.SessionCache || req.SessionCache
 		sb.Network = sb.Network && req.Network && !p.Off
 		sb.DenyRead = append(sb.DenyRead, req.DenyRead...)
 		sb.ScrubEnv = append(sb.ScrubEnv, req.ScrubEnv...)

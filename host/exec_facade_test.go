@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host"
+	hostexec "github.com/agenthost/agenthost/host/exec"
+	"github.com/agenthost/agenthost/internal/gittest"
 )
 
 // TestMain lets this test binary be the sandbox helper of the commands
@@ -228,5 +230,47 @@ func TestExecSandboxPolicy(t *testing.T) {
 	o, err := off.Exec(context.Background(), host.ExecRequest{Command: "true"})
 	if err != nil || o.Sandbox != nil {
 		t.Errorf("policy off: report %+v, err %v; want no report", o.Sandbox, err)
+	}
+}
+
+// TestExecSessionCachePolicy: a sandboxed command's XDG_CACHE_HOME is the
+// workspace's cache directory (host/exec.CacheDir) in a git work tree, and
+// the Host's private temporary directory when the policy, or the request,
+// sets SessionCache.
+func TestExecSessionCachePolicy(t *testing.T) {
+	g := gittest.New(t)
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := g.Command(ws, "git", "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	cacheOf := func(p host.SandboxPolicy, req *host.ExecSandbox) string {
+		t.Helper()
+		p.Required = true
+		h, err := host.New(host.Config{WorkspaceRoot: ws, Home: g.Home, Sandbox: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		o, err := h.Exec(context.Background(), host.ExecRequest{Command: `printf %s "$XDG_CACHE_HOME"`, Sandbox: req})
+		if errors.Is(err, host.ErrNoSandbox) {
+			t.Skipf("skipped: no sandbox on this system: %v", err)
+		}
+		if err != nil || o.ExitCode != 0 {
+			t.Fatalf("exec: %+v, %v", o, err)
+		}
+		return o.Stdout
+	}
+	inWS := filepath.Join(ws, hostexec.CacheDir)
+	if got := cacheOf(host.SandboxPolicy{}, nil); got != inWS {
+		t.Errorf("default policy: XDG_CACHE_HOME %q, want %q", got, inWS)
+	}
+	if got := cacheOf(host.SandboxPolicy{SessionCache: true}, nil); got == "" || strings.HasPrefix(got, ws+"/") {
+		t.Errorf("SessionCache policy: XDG_CACHE_HOME %q, want the private temporary directory", got)
+	}
+	if got := cacheOf(host.SandboxPolicy{}, &host.ExecSandbox{SessionCache: true}); got == "" || strings.HasPrefix(got, ws+"/") {
+		t.Errorf("SessionCache request: XDG_CACHE_HOME %q, want the private temporary directory", got)
 	}
 }
