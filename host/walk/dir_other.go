@@ -37,7 +37,7 @@ func handleFromFile(_ *os.File, root string) (dirHandle, error) {
 	return openRoot(root)
 }
 
-func openSubdir(parent dirHandle, name, path string) (dirHandle, error) {
+func openSubdir(parent dirHandle, name, path string, _ bool) (dirHandle, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return "", err
@@ -50,16 +50,18 @@ func openSubdir(parent dirHandle, name, path string) (dirHandle, error) {
 
 func (d dirHandle) close() {}
 
+func (d dirHandle) closeQuick(bool) {}
+
 // invalidHandle is no directory.
 const invalidHandle dirHandle = ""
 
 // dup is d: a path needs no second descriptor.
 func (d dirHandle) dup() (dirHandle, error) { return d, nil }
 
-func readEntries(d dirHandle, path string, b *dirBuf) ([]rawEntry, error) {
+func readEntries(d dirHandle, path string, b *dirBuf, _ bool) ([]rawEntry, bool, error) {
 	f, err := os.Open(string(d))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer f.Close()
 	des, err := f.ReadDir(-1)
@@ -79,7 +81,7 @@ func readEntries(d dirHandle, path string, b *dirBuf) ([]rawEntry, error) {
 		ents = append(ents, rawEntry{name: de.Name(), typ: t})
 	}
 	b.entries = ents
-	return ents, err
+	return ents, false, err
 }
 
 func typeAt(d dirHandle, name string) entryType {

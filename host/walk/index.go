@@ -257,6 +257,88 @@ func below(sorted []string, dir string) bool {
 	return i < len(sorted) && strings.HasPrefix(sorted[i], dir)
 }
 
+// indexDir is the part of an index below one directory, for looking up
+// that directory's entries by name: the walk asks about each ignored
+// entry of a directory, and a search among the names below it (a few
+// dozen, compared from where their common prefix ends) is a fraction of
+// a search of the whole index.
+type indexDir struct {
+	names []string // the index's names below the directory, in order
+	skip  int      // the length of the directory's prefix, common to all of names
+}
+
+// dir is the part of ix below the directory prefix (relative to the work
+// tree, ending in '/'; "" is the work tree itself).
+func (ix *gitIndex) dir(prefix string) indexDir {
+	if ix == nil {
+		return indexDir{}
+	}
+	names := ix.names
+	if prefix == "" {
+		return indexDir{names: names}
+	}
+	// The names starting with prefix are contiguous from its place: any
+	// name at or after it that does not start with it sorts after all
+	// those that do.
+	lo := searchNames(names, prefix)
+	rest := names[lo:]
+	n, hi := 0, len(rest)
+	for n < hi {
+		m := int(uint(n+hi) >> 1)
+		if strings.HasPrefix(rest[m], prefix) {
+			n = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return indexDir{names: rest[:n], skip: len(prefix)}
+}
+
+// tracked reports whether the directory's entry name is an entry of the
+// index.
+func (d indexDir) tracked(name string) bool {
+	i := d.search(name, false)
+	return i < len(d.names) && d.names[i][d.skip:] == name
+}
+
+// holds reports whether some entry of the index lies below the
+// directory's subdirectory name.
+func (d indexDir) holds(name string) bool {
+	i := d.search(name, true)
+	if i == len(d.names) {
+		return false
+	}
+	n := d.names[i][d.skip:]
+	return len(n) > len(name) && n[len(name)] == '/' && n[:len(name)] == name
+}
+
+// search is the place of name (of name+"/" with slash) among the names,
+// compared past the common prefix, without building name+"/".
+func (d indexDir) search(name string, slash bool) int {
+	lo, hi := 0, len(d.names)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if lessKey(d.names[m][d.skip:], name, slash) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// lessKey reports whether n sorts before name (before name+"/" with
+// slash), byte-wise.
+func lessKey(n, name string, slash bool) bool {
+	if !slash {
+		return n < name
+	}
+	if len(n) >= len(name) && n[:len(name)] == name {
+		return len(n) == len(name) || n[len(name)] < '/'
+	}
+	return n < name
+}
+
 // covers reports whether git check-ignore, reading the index, leaves rel
 // alone as tracked: rel is an entry, or (as a pathspec matches the paths
 // below a directory) some entry lies below it.

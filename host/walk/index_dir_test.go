@@ -1,0 +1,71 @@
+package walk
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestIndexDirAgrees checks indexDir, the per-directory lookup the walk
+// makes for ignored entries, against whole-index searches: for every
+// directory of a random index (names that share prefixes with '-', '.',
+// '0' and '/' after them, which sort around '/'), and for names in it and
+// not, tracked(name) is ix.tracked(dir+name) and holds(name) is
+// ix.holds(dir+name+"/").
+func TestIndexDirAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	parts := []string{"a", "a-b", "a.b", "a0", "b", "ab", "a/"[:1] + "!", "z"}
+	seen := map[string]bool{}
+	for len(seen) < 3000 {
+		depth := 1 + r.IntN(4)
+		var p []string
+		for range depth {
+			p = append(p, parts[r.IntN(len(parts))])
+		}
+		seen[strings.Join(p, "/")] = true
+	}
+	var names []string
+	for n := range seen {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	// A file and a directory of the same name cannot both be in an index,
+	// but the lookups must not care: keep them.
+	ix := &gitIndex{names: names}
+	dirs := map[string]bool{"": true}
+	for _, n := range names {
+		for i := strings.IndexByte(n, '/'); i >= 0; i = strings.IndexByte(n[i+1:], '/') + i + 1 {
+			dirs[n[:i+1]] = true
+			if strings.IndexByte(n[i+1:], '/') < 0 {
+				break
+			}
+		}
+	}
+	dirs["nothere/"] = true
+	checked := 0
+	for dir := range dirs {
+		d := ix.dir(dir)
+		for _, n := range d.names {
+			if !strings.HasPrefix(n, dir) {
+				t.Fatalf("dir(%q) holds %q", dir, n)
+			}
+		}
+		for _, name := range append(slices.Clone(parts), "", "a-", "a/b", "zz", "\xff") {
+			if got, want := d.tracked(name), ix.tracked(dir+name); got != want {
+				t.Errorf("dir(%q).tracked(%q) = %v, whole index says %v", dir, name, got, want)
+			}
+			if got, want := d.holds(name), ix.holds(dir+name+"/"); got != want {
+				t.Errorf("dir(%q).holds(%q) = %v, whole index says %v", dir, name, got, want)
+			}
+			checked++
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d lookups checked", checked)
+	}
+	var nilIx *gitIndex
+	if d := nilIx.dir("a/"); d.tracked("a") || d.holds("a") {
+		t.Error("a nil index tracks something")
+	}
+}
