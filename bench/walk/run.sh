@@ -15,7 +15,10 @@
 # --exclude-standard (ROUNDS rounds, default 11; medians, ratios over rg,
 # peak RSS). Then small/ (gentree, 10,000 files, every file in the index):
 # "agent-host walk" (git's set) against git ls-files -co --exclude-standard,
-# where the figure is the CPU ratio (user+sys, "cpu" column). With
+# where the figure is the CPU ratio (user+sys, "cpu" column), then the
+# floor of a Go walk (bench/walk/floor) and an empty Go program against
+# the same git, and both sides with no rules (walk --no-ignore against
+# git ls-files -co). With
 # MILLION=1, also million/ (gentree -files 1000000, about 4 GB of inodes
 # and 10 minutes to build once) against rg --files. Then IsPathIgnored
 # against git check-ignore on 10,000 sampled paths of tree/, and the whole
@@ -30,10 +33,11 @@ repo=$(cd "$here/../.." && pwd)
 work=${1:-/tmp/agenthost-walk-bench}
 rounds=${ROUNDS:-11}
 mkdir -p "$work/bin"
-(cd "$repo" && go build -o "$work/bin/agent-host" ./cmd/agent-host \
+(cd "$repo" && CGO_ENABLED=0 go build -o "$work/bin/agent-host" ./cmd/agent-host \
   && go build -o "$work/bin/cmpbench" ./bench/walk/cmpbench \
   && go build -o "$work/bin/ignorebench" ./bench/walk/ignorebench \
-  && go build -o "$work/bin/gentree" ./bench/walk/gentree)
+  && go build -o "$work/bin/gentree" ./bench/walk/gentree \
+  && CGO_ENABLED=0 go build -o "$work/bin/floor" ./bench/walk/floor)
 fd=$(command -v fdfind || command -v fd || true)
 
 if [ ! -d "$work/tree/.git" ]; then
@@ -104,6 +108,13 @@ fi
 "$work/bin/cmpbench" -n "$(( rounds * 2 + 1 ))" -dir "$d" \
   "git=git ls-files -co --exclude-standard" \
   "agent-host=$work/bin/agent-host walk"
+echo "== small: the floor (bench/walk/floor: a Go walk with no rules and no index, all 10,016 files) and both sides without rules"
+"$work/bin/cmpbench" -n "$(( rounds * 2 + 1 ))" -dir "$d" \
+  "git=git ls-files -co --exclude-standard" \
+  "floor=$work/bin/floor" \
+  "empty-go=$work/bin/floor -empty" \
+  "git-co=git ls-files -co" \
+  "ah-no-ignore=$work/bin/agent-host walk --no-ignore"
 
 echo "== IsPathIgnored vs git check-ignore --stdin, 10,000 paths of tree/"
 [ -f "$work/paths.txt" ] || "$work/bin/ignorebench" -repo "$work/tree" -write-paths "$work/paths.txt"
