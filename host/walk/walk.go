@@ -198,10 +198,13 @@ func outOfFDs(err error) bool {
 // one goroutine walks a 10,000-file tree with about a tenth less CPU, and
 // a GOROOT copy (17,000 entries) in the same time. A tree larger than that
 // is walked by one goroutine for at most seqTime or seqEntries before
-// the others join, a few percent of its walk.
+// the others join, a few percent of its walk. seqTime is for a walk slow
+// for another reason than its size or a cold cache (costly rules, say);
+// it is wall time, so it is kept above what a small walk takes on a
+// loaded machine, where fanning out would not buy time either.
 const (
 	seqEntries = 20000
-	seqTime    = 10 * time.Millisecond
+	seqTime    = 25 * time.Millisecond
 )
 
 // fanOutEntries and fanOutTime are seqEntries and seqTime, and startCold
