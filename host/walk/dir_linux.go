@@ -141,11 +141,17 @@ func (d dirHandle) dup() (dirHandle, error) {
 
 // readEntries lists d, "." and ".." excluded. The names live in b until b
 // is reused. quick makes the getdents64 calls raw ones (see
-// quickSyscalls); slow reports that one of them took longer than
-// slowSyscall.
-func readEntries(d dirHandle, path string, b *dirBuf, quick bool) (_ []rawEntry, slow bool, _ error) {
+// quickSyscalls) and times them on the monotonic clock from since: slow
+// reports that one took longer than slowSyscall, and at is the time
+// since since when the last one ended (0 when not quick). One clock
+// reading per call: the walk makes two calls per directory, and reads
+// the clock for nothing else.
+func readEntries(d dirHandle, path string, b *dirBuf, quick bool, since time.Time) (_ []rawEntry, at time.Duration, slow bool, _ error) {
 	arena := b.arena[:0]
 	var rerr error
+	if quick {
+		at = time.Since(since)
+	}
 	for {
 		if cap(arena)-len(arena) < minDirentSpace {
 			grown := make([]byte, len(arena), 2*cap(arena)+minDirentSpace)
@@ -155,9 +161,10 @@ func readEntries(d dirHandle, path string, b *dirBuf, quick bool) (_ []rawEntry,
 		var n int
 		var err error
 		if quick {
-			start := time.Now()
 			n, err = retryEINTR(func() (int, error) { return rawGetdents(int(d), arena[len(arena):cap(arena)]) })
-			slow = slow || time.Since(start) > slowSyscall
+			end := time.Since(since)
+			slow = slow || end-at > slowSyscall
+			at = end
 		} else {
 			n, err = retryEINTR(func() (int, error) { return unix.Getdents(int(d), arena[len(arena):cap(arena)]) })
 		}
@@ -204,7 +211,7 @@ func readEntries(d dirHandle, path string, b *dirBuf, quick bool) (_ []rawEntry,
 		ents = append(ents, rawEntry{name: unsafe.String(&name[0], len(name)), typ: t})
 	}
 	b.entries = ents
-	return ents, slow, rerr
+	return ents, at, slow, rerr
 }
 
 // rawGetdents is getdents64(2) made as a raw system call into buf.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Outside Linux a walk reads directories by path with os.File.ReadDir and
@@ -58,10 +59,10 @@ const invalidHandle dirHandle = ""
 // dup is d: a path needs no second descriptor.
 func (d dirHandle) dup() (dirHandle, error) { return d, nil }
 
-func readEntries(d dirHandle, path string, b *dirBuf, _ bool) ([]rawEntry, bool, error) {
+func readEntries(d dirHandle, path string, b *dirBuf, _ bool, _ time.Time) ([]rawEntry, time.Duration, bool, error) {
 	f, err := os.Open(string(d))
 	if err != nil {
-		return nil, false, err
+		return nil, 0, false, err
 	}
 	defer f.Close()
 	des, err := f.ReadDir(-1)
@@ -81,7 +82,7 @@ func readEntries(d dirHandle, path string, b *dirBuf, _ bool) ([]rawEntry, bool,
 		ents = append(ents, rawEntry{name: de.Name(), typ: t})
 	}
 	b.entries = ents
-	return ents, false, err
+	return ents, 0, false, err
 }
 
 func typeAt(d dirHandle, name string) entryType {

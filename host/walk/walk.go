@@ -260,7 +260,7 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 	if opts.Batch != nil {
 		fn = func(e Entry) error { return opts.Batch([]Entry{e}) } // root itself, when not a directory
 	}
-	w := &walker{root: root, rootH: invalidHandle, c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0, ctx: ctx}
+	w := &walker{root: root, rootH: invalidHandle, c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0, ctx: ctx, start: time.Now()}
 	stop := context.AfterFunc(ctx, func() { w.halt(ctx.Err()) })
 	defer stop()
 
@@ -297,7 +297,7 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 	}
 	if !w.seq {
 		w.g.SetLimit(walkParallelism())
-		w.seqLeft, w.seqUntil = fanOutEntries, time.Now().Add(fanOutTime)
+		w.seqLeft, w.seqFor = fanOutEntries, fanOutTime
 	}
 	if startCold {
 		w.cold.Store(true)
@@ -339,9 +339,10 @@ type walker struct {
 
 	// par: the walk has fanned out (see seqEntries); until then one
 	// goroutine walks, and only it touches seqLeft.
-	par      atomic.Bool
-	seqLeft  int       // entries read before par is set
-	seqUntil time.Time // when par is set at the latest
+	par     atomic.Bool
+	seqLeft int           // entries read before par is set
+	seqFor  time.Duration // how long after start par is set at the latest
+	start   time.Time
 	// cold: a directory read took longer than slowSyscall; the walk's
 	// system calls are no longer raw ones (see quickSyscalls).
 	cold atomic.Bool
@@ -577,7 +578,7 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 	}
 	buf := dirBufPool.Get().(*dirBuf)
 	quick := !w.cold.Load()
-	ents, slow, err := readEntries(h, abs, buf, quick)
+	ents, at, slow, err := readEntries(h, abs, buf, quick, w.start)
 	if err != nil {
 		w.problem(abs, err)
 	}
@@ -586,7 +587,10 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 	}
 	if !w.seq && !w.par.Load() {
 		w.seqLeft -= len(ents)
-		if w.seqLeft <= 0 || slow || time.Now().After(w.seqUntil) {
+		if !quick {
+			at = time.Since(w.start)
+		}
+		if w.seqLeft <= 0 || slow || at > w.seqFor {
 			w.par.Store(true)
 		}
 	}
