@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -41,8 +40,20 @@ func TestWalkInterrupt(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // let the handler cancel the walk before the pipe drains
-	got, _ := io.ReadAll(out)
+	// The handler's goroutines cancel the walk while it is held; the pipe
+	// is drained slowly too, so that a loaded machine that runs them late
+	// still sees the walk stop before its end.
+	time.Sleep(300 * time.Millisecond)
+	var got []byte
+	chunk := make([]byte, 4096)
+	for {
+		n, err := out.Read(chunk)
+		got = append(got, chunk[:n]...)
+		if err != nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	err = cmd.Wait()
 	ee, ok := err.(*exec.ExitError)
 	if !ok {
