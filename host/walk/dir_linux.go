@@ -89,7 +89,6 @@ func openSubdir(parent dirHandle, name, path string, quick bool) (dirHandle, err
 // walk makes them only while they are quick: the first getdents64 that
 // takes longer than slowSyscall (a cold cache, a network file system)
 // turns them off for the rest of the walk.
-const slowSyscall = time.Millisecond
 
 // rawOpenat is openat(2) made as a raw system call, the name copied to a
 // NUL-terminated buffer on the stack (no allocation per directory).
@@ -163,7 +162,7 @@ func readEntries(d dirHandle, path string, b *dirBuf, quick bool, since time.Tim
 		if quick {
 			n, err = retryEINTR(func() (int, error) { return rawGetdents(int(d), arena[len(arena):cap(arena)]) })
 			end := time.Since(since)
-			slow = slow || end-at > slowSyscall
+			slow = slow || end-at > slowRead
 			at = end
 		} else {
 			n, err = retryEINTR(func() (int, error) { return unix.Getdents(int(d), arena[len(arena):cap(arena)]) })

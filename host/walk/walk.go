@@ -208,15 +208,21 @@ const (
 	seqTime    = 25 * time.Millisecond
 )
 
-// fanOutEntries and fanOutTime are seqEntries and seqTime, and startCold
-// starts a walk with blocking-aware system calls (as after a slow read):
+// fanOutEntries, fanOutTime and slowRead are seqEntries, seqTime and
+// slowSyscall, and startCold starts a walk with blocking-aware system
+// calls (as after a slow read):
 // variables for the tests only, which lower the thresholds so that their
 // small trees fan out too, and walk with both kinds of calls.
 var (
 	fanOutEntries = seqEntries
 	fanOutTime    = seqTime
 	startCold     = false
+	slowRead      = slowSyscall
 )
+
+// slowSyscall is how long a directory read may take before the walk
+// takes its cache for cold (see quickSyscalls in dir_linux.go).
+const slowSyscall = time.Millisecond
 
 // walkParallelism is how many goroutines besides the caller's read
 // directories: twice the usable CPUs, because a goroutine blocked in a

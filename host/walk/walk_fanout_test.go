@@ -20,11 +20,13 @@ func init() { fanOutEntries = 64 }
 // setFanOut sets the fan-out knobs for one test and restores them after.
 // Only for tests that do not call t.Parallel: parallel tests resume after
 // every sequential top-level test has ended, so none walks meanwhile.
+// A read is never taken for slow here (a loaded machine can make one
+// take a millisecond, which fans the walk out, rightly, but not on cue).
 func setFanOut(t *testing.T, entries int, after time.Duration, cold bool) {
 	t.Helper()
-	oldEntries, oldTime, oldCold := fanOutEntries, fanOutTime, startCold
-	fanOutEntries, fanOutTime, startCold = entries, after, cold
-	t.Cleanup(func() { fanOutEntries, fanOutTime, startCold = oldEntries, oldTime, oldCold })
+	oldEntries, oldTime, oldCold, oldSlow := fanOutEntries, fanOutTime, startCold, slowRead
+	fanOutEntries, fanOutTime, startCold, slowRead = entries, after, cold, time.Hour
+	t.Cleanup(func() { fanOutEntries, fanOutTime, startCold, slowRead = oldEntries, oldTime, oldCold, oldSlow })
 }
 
 // TestWalkFanOut: a walk that never fans out, one that fans out at once
@@ -33,8 +35,9 @@ func setFanOut(t *testing.T, entries int, after time.Duration, cold bool) {
 // directory at a time, in depth-first order (each batch's directory was
 // delivered before, no two batches at once), and the one that fans out at
 // once delivers from several goroutines at once (a Batch that sleeps sees
-// another in flight); one whose time runs out fans out then. It fails if
-// fan-out never happens, or happens before its threshold.
+// another in flight); one whose time runs out fans out then, and so does
+// one whose raw reads are slow. It fails if fan-out never happens, or
+// happens before its threshold.
 func TestWalkFanOut(t *testing.T) {
 	e := batchRepo(t)
 	for i := range 40 {
@@ -115,6 +118,22 @@ func TestWalkFanOut(t *testing.T) {
 			}
 			if !slices.Equal(timed, want) {
 				t.Errorf("walk fanning out on time differs:\n%s", lineDiff(want, timed))
+			}
+
+			// Every read slow: a raw call that took long turns the walk's
+			// calls blocking-aware and fans it out (with cold, no call is
+			// raw and timed, and the walk stays on one goroutine).
+			setFanOut(t, 1<<30, time.Hour, cold)
+			slowRead = 0
+			slowed, peak := walk(t, 2*time.Millisecond)
+			if !cold && peak < 2 {
+				t.Errorf("a walk whose reads are slow never had two batches in flight")
+			}
+			if cold && peak != 1 {
+				t.Errorf("a walk with blocking-aware calls took a read for slow")
+			}
+			if !slices.Equal(slowed, want) {
+				t.Errorf("walk after a slow read differs:\n%s", lineDiff(want, slowed))
 			}
 		})
 	}
