@@ -221,7 +221,7 @@ var (
 )
 
 // slowSyscall is how long a directory read may take before the walk
-// takes its cache for cold (see quickSyscalls in dir_linux.go).
+// takes its cache for cold (see rawOpenat in dir_linux.go).
 const slowSyscall = time.Millisecond
 
 // walkParallelism is how many goroutines besides the caller's read
@@ -351,7 +351,7 @@ type walker struct {
 	seqFor  time.Duration // how long after start par is set at the latest
 	start   time.Time
 	// cold: a directory read took longer than slowSyscall; the walk's
-	// system calls are no longer raw ones (see quickSyscalls).
+	// system calls are no longer raw ones (see rawOpenat).
 	cold atomic.Bool
 
 	mu       sync.Mutex
