@@ -114,6 +114,9 @@ const rawFds = true
 
 func closeFd(fd int) { unix.Close(fd) }
 
+// CloseFd closes a descriptor OpenDirFd returned.
+func CloseFd(fd int) error { return unix.Close(fd) }
+
 // Lstat returns the information of name without following a link; "."
 // names the directory itself.
 func (d *Dir) Lstat(name string) (fs.FileInfo, error) {

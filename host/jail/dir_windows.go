@@ -113,3 +113,6 @@ func (d *Dir) openFd(name string, flag int, perm fs.FileMode) (int, error) {
 }
 
 func closeFd(int) {}
+
+// CloseFd closes a descriptor OpenDirFd returned: there are none here.
+func CloseFd(int) error { return errors.ErrUnsupported }

@@ -317,7 +317,15 @@ func (c *Cache) flush() {
 // the read (a slow file system delays this call, not every other one) and
 // holds it again when it returns. What the caller holds stays valid; the
 // maps may have changed meanwhile.
-func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
+func (f *cachedFile) load(c *Cache, now int64) *cachedFile { return f.loadAt(c, now, -1) }
+
+// loadAt is load with at, unless it is -1, a descriptor on the directory
+// holding f (a file whose final link is not followed: a ".git", a
+// ".gitignore") that the caller opened through the Jail and holds open
+// for the call: f is then stat'ed and read relative to it (fstatat,
+// openat with O_NOFOLLOW on its last name), never by its path, so what is
+// learnt is about that directory whatever its path now leads to.
+func (f *cachedFile) loadAt(c *Cache, now int64, at int) *cachedFile {
 	if c.trusted(f.checked, f.wgen, f.watched, now) {
 		return f
 	}
@@ -334,7 +342,12 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 	path, follow, statOnly := f.path, f.follow, f.statOnly
 	unchanged := func(k fileKey) bool { return f.checked != 0 && k == f.key && !f.racy }
 	c.mu.Unlock()
-	key := statKey(path, follow)
+	var key fileKey
+	if at >= 0 {
+		key = statKeyAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:])
+	} else {
+		key = statKey(path, follow)
+	}
 	if !follow && key.isLink {
 		key = fileKey{} // git does not follow an in-tree .gitignore link
 	}
@@ -342,14 +355,21 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 	if f.loads != seq {
 		// A later load stores; what f holds may be older than what the
 		// caller must see, so look again (f is trusted once it stored).
-		return f.load(c, now)
+		return f.loadAt(c, now, at)
 	}
 	if unchanged(key) {
 		f.checked, f.wgen = now, gen
 		return f
 	}
 	c.mu.Unlock()
-	key, data, jailed := c.readFile(path, follow, statOnly, key)
+	var data []byte
+	var jailed bool
+	if at >= 0 {
+		key, data = readAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:], statOnly, key)
+		jailed = c.Jail != nil && c.Jail.Contains(path)
+	} else {
+		key, data, jailed = c.readFile(path, follow, statOnly, key)
+	}
 	if !follow && key.isLink {
 		key = fileKey{}
 	}
@@ -357,7 +377,7 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 	if f.loads != seq {
 		// A later load stores; what f holds may be older than what the
 		// caller must see, so look again (f is trusted once it stored).
-		return f.load(c, now)
+		return f.loadAt(c, now, at)
 	}
 	if f.checked == 0 || key.exists != f.key.exists || key.isDir != f.key.isDir || jailed != f.jailed || !bytes.Equal(data, f.data) {
 		f.gen++
@@ -575,7 +595,12 @@ type dirState struct {
 
 // dirStateFor returns the up-to-date state of the absolute, clean
 // directory dir. Callers hold c.mu.
-func (c *Cache) dirStateFor(dir string, now int64) *dirState {
+func (c *Cache) dirStateFor(dir string, now int64) *dirState { return c.dirStateAt(dir, now, -1) }
+
+// dirStateAt is dirStateFor with at, unless it is -1, a descriptor on dir
+// opened through the Jail, for its ".git" and ".gitignore" (see
+// cachedFile.loadAt); dir's ancestors are looked at as dirStateFor does.
+func (c *Cache) dirStateAt(dir string, now int64, at int) *dirState {
 	st := c.dirs[dir]
 	if st != nil && c.trusted(st.checked, st.wgen, st.watched, now) {
 		return st
@@ -590,7 +615,7 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 		ps := c.dirStateFor(parent, now)
 		pctx, pdeep, watched = ps.ctx, ps.deepest, ps.watched
 	}
-	gitF := c.file(joinClean(dir, ".git"), false, true).load(c, now)
+	gitF := c.file(joinClean(dir, ".git"), false, true).loadAt(c, now, at)
 	watched = watched && gitF.watched
 	var repo *repoInfo
 	if gitF.key.exists {
@@ -602,7 +627,7 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 	}
 	var ignF *cachedFile
 	if repo != nil || pctx.repo != nil {
-		ignF = c.file(joinClean(dir, ".gitignore"), false, false).load(c, now)
+		ignF = c.file(joinClean(dir, ".gitignore"), false, false).loadAt(c, now, at)
 		watched = watched && ignF.watched
 	}
 	if st != nil && st.parentCtx == pctx && st.repo == repo && st.gitGen == gitF.gen &&
@@ -655,16 +680,17 @@ func joinClean(dir, name string) string {
 // directory that does exist, by the rules in force there, and is not
 // remembered: made-up paths cost no memory. exists tells it that the
 // caller has just found dir to be a directory (it then looks for no
-// deeper existing one). Callers hold c.mu.
-func (c *Cache) dirStateForPathIn(dir string, now int64, exists bool) *dirState {
+// deeper existing one), and at, unless it is -1, is a descriptor on it
+// opened through the Jail (see dirStateAt). Callers hold c.mu.
+func (c *Cache) dirStateForPathIn(dir string, now int64, exists bool, at int) *dirState {
 	if st := c.dirs[dir]; st != nil && c.trusted(st.checked, st.wgen, st.watched, now) {
 		return st
 	}
 	base := dir
 	if !exists {
-		base = c.deepestDir(dir)
+		base, at = c.deepestDir(dir), -1
 	}
-	st := c.dirStateFor(base, now)
+	st := c.dirStateAt(base, now, at)
 	if base == dir {
 		return st
 	}

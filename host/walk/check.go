@@ -158,8 +158,18 @@ type batch struct {
 	// one that matched the path itself.
 	verdict bool
 	// knownDir, for Batch.CheckInDir: a directory the caller has just
-	// opened, taken as existing without a look.
+	// opened, taken as existing without a look; knownFd, unless -1, a
+	// descriptor on it opened through the Jail (CheckInDirFd).
 	knownDir string
+	knownFd  int
+}
+
+// fdFor is the caller's descriptor on dir (CheckInDirFd), or -1.
+func (b *batch) fdFor(dir string) int {
+	if b.knownDir == "" || dir != b.knownDir {
+		return -1
+	}
+	return b.knownFd
 }
 
 // judge answers for one path. It never holds c.mu while matching.
@@ -240,7 +250,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	}
 	ps := known
 	if ps == nil || !c.trusted(ps.checked, ps.wgen, ps.watched, now) {
-		ps = c.dirStateForPathIn(parent, now, parent == b.knownDir) // as its first lookup would
+		ps = c.dirStateForPathIn(parent, now, parent == b.knownDir, b.fdFor(parent)) // as its first lookup would
 	}
 	if requireReal {
 		ps.realGen = c.gen + 1
@@ -251,7 +261,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	judge := x.repo
 	if dirHint {
 		if pp, _ := splitClean(path); pp != path {
-			judge = c.dirStateForPathIn(pp, now, pp == b.knownDir).ctx.repo
+			judge = c.dirStateForPathIn(pp, now, pp == b.knownDir, b.fdFor(pp)).ctx.repo
 		}
 	}
 	var ix *gitIndex
