@@ -263,7 +263,10 @@ func (h *Host) IsPathIgnored(ctx context.Context, cwd, path string) (bool, error
 func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts CheckIgnoreOptions) ([]IgnoreResult, error) {
 	res := make([]IgnoreResult, len(paths))
 	bt := h.walkState().NewBatch(opts)
-	var paths8 pathArena // the answered paths' strings, one allocation for many
+	// The answered paths' strings, one allocation for many: buffers of
+	// about what the batch needs, up to 64 KiB (a batch of one path, as
+	// check-ignore --stdin makes for a pipe, takes a few hundred bytes).
+	paths8 := pathArena{chunk: min(max(len(paths)*64, 256), 64<<10)}
 	sh := &sharedParents{byDir: make(map[string]sharedParent, min(len(paths)/2, 1<<12)), roots: h.jail.Roots(), arena: &paths8}
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
@@ -311,13 +314,20 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 // pathArena builds many path strings in a few large buffers: each string
 // is a stretch of a buffer that is never written again (a full buffer is
 // left to the strings that use it and a new one started).
-type pathArena struct{ buf []byte }
+type pathArena struct {
+	buf   []byte
+	chunk int // the size of a new buffer (64 KiB when 0)
+}
 
 // join returns root+"/"+rel (as joinRoot does).
 func (a *pathArena) join(root, rel string) string {
 	n := len(root) + 1 + len(rel)
 	if cap(a.buf)-len(a.buf) < n {
-		a.buf = make([]byte, 0, max(n, 64<<10))
+		chunk := a.chunk
+		if chunk == 0 {
+			chunk = 64 << 10
+		}
+		a.buf = make([]byte, 0, max(n, chunk))
 	}
 	start := len(a.buf)
 	a.buf = append(a.buf, root...)
