@@ -582,6 +582,7 @@ type dirState struct {
 	// memo below it) when nothing changed.
 	parentCtx *dirCtx
 	repo      *repoInfo
+	files     *dirFiles
 	gitGen    uint64
 	ignGen    uint64
 	// deepest is the length of the path of the deepest directory among
@@ -615,7 +616,8 @@ func (c *Cache) dirStateAt(dir string, now int64, at int) *dirState {
 		ps := c.dirStateFor(parent, now)
 		pctx, pdeep, watched = ps.ctx, ps.deepest, ps.watched
 	}
-	gitF := c.file(joinClean(dir, ".git"), false, true).loadAt(c, now, at)
+	files := c.dirFilesOf(dir, st)
+	gitF := files.git.loadAt(c, now, at)
 	watched = watched && gitF.watched
 	var repo *repoInfo
 	if gitF.key.exists {
@@ -627,7 +629,7 @@ func (c *Cache) dirStateAt(dir string, now int64, at int) *dirState {
 	}
 	var ignF *cachedFile
 	if repo != nil || pctx.repo != nil {
-		ignF = c.file(joinClean(dir, ".gitignore"), false, false).loadAt(c, now, at)
+		ignF = files.ign.loadAt(c, now, at)
 		watched = watched && ignF.watched
 	}
 	if st != nil && st.parentCtx == pctx && st.repo == repo && st.gitGen == gitF.gen &&
@@ -656,9 +658,37 @@ func (c *Cache) dirStateAt(dir string, now int64, at int) *dirState {
 	if c.dirs[dir] == nil {
 		c.charge(entryOverhead + len(dir))
 	}
-	st = &dirState{checked: now, watched: watched, wgen: gen, ctx: ctx, parentCtx: pctx, repo: repo, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
+	st = &dirState{checked: now, watched: watched, wgen: gen, ctx: ctx, parentCtx: pctx, repo: repo, files: files, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
 	c.dirs[dir] = st
 	return st
+}
+
+// dirFiles are the two files a directory's state is built from, its
+// ".git" (only its existence and type matter) and its ".gitignore" (not
+// followed if a link). They are kept with the directory's state, and
+// handed on when it is rebuilt, rather than in c.files: one allocation
+// and one path string per directory, no map entry.
+type dirFiles struct {
+	git, ign cachedFile
+}
+
+// dirFilesOf returns dir's files: those of old, or of the state now
+// remembered for dir, else new ones (charged as two c.file entries).
+// Callers hold c.mu.
+func (c *Cache) dirFilesOf(dir string, old *dirState) *dirFiles {
+	if old != nil && old.files != nil {
+		return old.files
+	}
+	if st := c.dirs[dir]; st != nil && st.files != nil {
+		return st.files
+	}
+	ign := joinClean(dir, ".gitignore")
+	git := ign[:len(ign)-len("ignore")] // dir's ".git"
+	c.charge(2*entryOverhead + 2*len(ign) + 2*len(git))
+	fs := &dirFiles{}
+	fs.git.path, fs.git.statOnly = git, true
+	fs.ign.path = ign
+	return fs
 }
 
 // joinClean is filepath.Join(dir, name) for a clean dir and a plain name,
