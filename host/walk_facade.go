@@ -267,7 +267,7 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 	// about what the batch needs, up to 64 KiB (a batch of one path, as
 	// check-ignore --stdin makes for a pipe, takes a few hundred bytes).
 	paths8 := pathArena{chunk: min(max(len(paths)*64, 256), 64<<10)}
-	sh := &sharedParents{byDir: make(map[string]sharedParent, min(len(paths)/2, 1<<12)), roots: h.jail.Roots(), arena: &paths8}
+	sh := &sharedParents{byDir: make(map[string]sharedParent, min(len(paths)/2, 1<<14)), roots: h.jail.Roots(), arena: &paths8}
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return res[:i], err
@@ -281,7 +281,7 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 				}
 			}
 		}
-		abs, par, fd, err := h.resolveShared(ctx, cwd, p, sh)
+		abs, par, shared, fd, err := h.resolveShared(ctx, cwd, p, sh)
 		if err != nil {
 			res[i].Err = err
 			continue
@@ -291,7 +291,7 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 			abs += string(os.PathSeparator)
 		}
 		var m IgnoreMatch
-		if par != nil && !par.rootBelow {
+		if shared && !par.rootBelow {
 			// The root holding the parent holds the path (no root is
 			// the path itself), and the parent was just opened as a
 			// directory: the cache need not look whether it exists, and
@@ -359,19 +359,20 @@ type sharedParent struct {
 // last component) is resolved through the jail once, following links, and
 // remembered in sh for the paths after it; the last component, a plain
 // name, is appended unresolved, as resolveNoFollow leaves it (a final link
-// is judged as itself), and par is the directory part resolved. When this
+// is judged as itself), and par is the directory part resolved (shared
+// true). When this
 // call is the one that resolved it, fd is a descriptor on that directory
 // (jail.OpenDirFd), for the caller to hand to the walk cache and close;
 // otherwise fd is -1. Whenever the shortcut does not apply (no directory
 // part, a last component "." or "..", a NUL byte, a name or path over the
 // limits, a directory part that does not resolve to a directory, a
 // non-'/' system, the Unrestricted policy) the path is resolved on its
-// own, par is nil and fd -1.
-func (h *Host) resolveShared(ctx context.Context, cwd, path string, sh *sharedParents) (abs string, par *sharedParent, fd int, err error) {
+// own, shared is false and fd -1.
+func (h *Host) resolveShared(ctx context.Context, cwd, path string, sh *sharedParents) (abs string, par sharedParent, shared bool, fd int, err error) {
 	fd = -1
 	if os.PathSeparator != '/' || h.PathPolicy() == Unrestricted {
 		abs, err = h.resolveNoFollow(ctx, cwd, path)
-		return abs, nil, -1, err
+		return abs, sharedParent{}, false, -1, err
 	}
 	trimmed := strings.TrimRight(path, "/")
 	i := strings.LastIndexByte(trimmed, '/')
@@ -379,13 +380,13 @@ func (h *Host) resolveShared(ctx context.Context, cwd, path string, sh *sharedPa
 	if i <= 0 || name == "." || name == ".." || len(name) > maxNameLen || len(path) > jail.MaxPathLen || strings.IndexByte(path, 0) >= 0 {
 		// No directory part ("name", "/name", "~"): nothing to share.
 		abs, err = h.resolveNoFollow(ctx, cwd, path)
-		return abs, nil, -1, err
+		return abs, sharedParent{}, false, -1, err
 	}
 	dir := trimmed[:i]
 	sp, seen := sh.byDir[dir]
 	if !seen {
 		if err := ctx.Err(); err != nil {
-			return "", nil, -1, err
+			return "", sharedParent{}, false, -1, err
 		}
 		// Opened as a directory (links followed inside the roots): only a
 		// directory resolves, so "file/x" fails as it does alone. With no
@@ -415,9 +416,9 @@ func (h *Host) resolveShared(ctx context.Context, cwd, path string, sh *sharedPa
 			jail.CloseFd(fd)
 		}
 		abs, err = h.resolveNoFollow(ctx, cwd, path)
-		return abs, nil, -1, err
+		return abs, sharedParent{}, false, -1, err
 	}
-	return sh.arena.join(sp.dir, name), &sp, fd, nil
+	return sh.arena.join(sp.dir, name), sp, true, fd, nil
 }
 
 // parentOf is filepath.Dir of a clean absolute path.

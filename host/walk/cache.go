@@ -602,7 +602,12 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState { return c.dirState
 // opened through the Jail, for its ".git" and ".gitignore" (see
 // cachedFile.loadAt); dir's ancestors are looked at as dirStateFor does.
 func (c *Cache) dirStateAt(dir string, now int64, at int) *dirState {
-	st := c.dirs[dir]
+	return c.dirStateFrom(dir, c.dirs[dir], now, at)
+}
+
+// dirStateFrom is dirStateAt for a caller that has looked up c.dirs[dir]
+// (st, nil if none) already.
+func (c *Cache) dirStateFrom(dir string, st *dirState, now int64, at int) *dirState {
 	if st != nil && c.trusted(st.checked, st.wgen, st.watched, now) {
 		return st
 	}
@@ -655,7 +660,9 @@ func (c *Cache) dirStateAt(dir string, now int64, at int) *dirState {
 	if len(c.dirs) >= maxCachedDirs {
 		clear(c.dirs)
 	}
-	if c.dirs[dir] == nil {
+	if st == nil {
+		// A new entry (or, should another call have stored one while
+		// the lock was let go, counted twice: an over-estimate).
 		c.charge(entryOverhead + len(dir))
 	}
 	st = &dirState{checked: now, watched: watched, wgen: gen, ctx: ctx, parentCtx: pctx, repo: repo, files: files, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
@@ -672,15 +679,12 @@ type dirFiles struct {
 	git, ign cachedFile
 }
 
-// dirFilesOf returns dir's files: those of old, or of the state now
-// remembered for dir, else new ones (charged as two c.file entries).
-// Callers hold c.mu.
+// dirFilesOf returns dir's files: those of old (dir's state when the
+// caller looked), else new ones (charged as two c.file entries). Callers
+// hold c.mu.
 func (c *Cache) dirFilesOf(dir string, old *dirState) *dirFiles {
 	if old != nil && old.files != nil {
 		return old.files
-	}
-	if st := c.dirs[dir]; st != nil && st.files != nil {
-		return st.files
 	}
 	ign := joinClean(dir, ".gitignore")
 	git := ign[:len(ign)-len("ignore")] // dir's ".git"
@@ -713,17 +717,18 @@ func joinClean(dir, name string) string {
 // deeper existing one), and at, unless it is -1, is a descriptor on it
 // opened through the Jail (see dirStateAt). Callers hold c.mu.
 func (c *Cache) dirStateForPathIn(dir string, now int64, exists bool, at int) *dirState {
-	if st := c.dirs[dir]; st != nil && c.trusted(st.checked, st.wgen, st.watched, now) {
-		return st
+	known := c.dirs[dir]
+	if known != nil && c.trusted(known.checked, known.wgen, known.watched, now) {
+		return known
 	}
-	base := dir
-	if !exists {
-		base, at = c.deepestDir(dir), -1
+	if exists {
+		return c.dirStateFrom(dir, known, now, at)
 	}
-	st := c.dirStateAt(base, now, at)
+	base := c.deepestDir(dir)
 	if base == dir {
-		return st
+		return c.dirStateFrom(dir, known, now, -1)
 	}
+	st := c.dirStateAt(base, now, -1)
 	// Every missing directory adds only its name to the context: rel is
 	// the one string for the deepest, each level a prefix of it.
 	missing := dir[len(base):]

@@ -280,7 +280,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	// only when a rule (or an ignored directory above) has a say: for the
 	// common untracked-and-unmatched path it costs nothing.
 	tracked := func() bool {
-		return x.repo == judge && (ix.covers(x.rel+name) || opts.Pathspec && ix.matchesPathspec(x.rel+name))
+		return ix != nil && x.repo == judge && (ix.covers(x.rel+name) || opts.Pathspec && ix.matchesPathspec(x.rel+name))
 	}
 	limit := len(top)
 	if top == "" {
