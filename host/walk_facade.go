@@ -267,7 +267,7 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 	// about what the batch needs, up to 64 KiB (a batch of one path, as
 	// check-ignore --stdin makes for a pipe, takes a few hundred bytes).
 	paths8 := pathArena{chunk: min(max(len(paths)*64, 256), 64<<10)}
-	sh := &sharedParents{byDir: make(map[string]sharedParent, min(len(paths)/2, 1<<14)), roots: h.jail.Roots(), arena: &paths8}
+	sh := &sharedParents{sizeHint: min(len(paths)/2, 1<<14), roots: h.jail.Roots(), arena: &paths8}
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return res[:i], err
@@ -340,7 +340,10 @@ func (a *pathArena) join(root, rel string) string {
 
 // sharedParents is what resolveShared remembers over one batch.
 type sharedParents struct {
-	byDir map[string]sharedParent // by the directory part as written
+	byDir map[string]sharedParent // by the directory part as written; made at first use
+	// sizeHint is byDir's size when made (a warm batch, answered
+	// without resolving, makes none).
+	sizeHint int
 	roots []string                // the roots when the batch began
 	arena *pathArena              // where the paths are joined
 }
@@ -383,6 +386,9 @@ func (h *Host) resolveShared(ctx context.Context, cwd, path string, sh *sharedPa
 		return abs, sharedParent{}, false, -1, err
 	}
 	dir := trimmed[:i]
+	if sh.byDir == nil {
+		sh.byDir = make(map[string]sharedParent, sh.sizeHint)
+	}
 	sp, seen := sh.byDir[dir]
 	if !seen {
 		if err := ctx.Err(); err != nil {
