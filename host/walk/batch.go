@@ -19,7 +19,7 @@ type Batch struct {
 
 // NewBatch returns a Batch whose answers follow opts.
 func (c *Cache) NewBatch(opts CheckOptions) *Batch {
-	return &Batch{c: c, opts: opts, b: batch{noRule: opts.VerdictOnly, verdict: opts.VerdictOnly}}
+	return &Batch{c: c, opts: opts, b: batch{noRule: opts.VerdictOnly, verdict: opts.VerdictOnly, scratch: make([]byte, 0, 2*keyBufSize)}}
 }
 
 // Check is Cache.Check for one path (absolute; a trailing separator marks

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -578,6 +579,13 @@ type dirState struct {
 	// its top down to this one watched at that gen (0: not known).
 	realGen uint64
 	ctx     *dirCtx
+	// inRepo and rel are ctx.repo and ctx.rel, and flat ctx's merged
+	// matcher once it has one (see flatOf): the warm path (judgeRel)
+	// reads them here, on the state it has just found, rather than one
+	// or two pointers further.
+	inRepo *repoInfo
+	rel    string
+	flat   atomic.Pointer[flatRules]
 	// The inputs ctx was built from, to keep the same ctx (and so every
 	// memo below it) when nothing changed.
 	parentCtx *dirCtx
@@ -665,7 +673,7 @@ func (c *Cache) dirStateFrom(dir string, st *dirState, now int64, at int) *dirSt
 		// the lock was let go, counted twice: an over-estimate).
 		c.charge(entryOverhead + len(dir))
 	}
-	st = &dirState{checked: now, watched: watched, wgen: gen, ctx: ctx, parentCtx: pctx, repo: repo, files: files, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
+	st = &dirState{checked: now, watched: watched, wgen: gen, ctx: ctx, inRepo: ctx.repo, rel: ctx.rel, parentCtx: pctx, repo: repo, files: files, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
 	c.dirs[dir] = st
 	return st
 }
@@ -693,6 +701,19 @@ func (c *Cache) dirFilesOf(dir string, old *dirState) *dirFiles {
 	fs.git.path, fs.git.statOnly = git, true
 	fs.ign.path = ign
 	return fs
+}
+
+// flatOf is st.ctx.flatFor(), kept in st once there is one (st.ctx never
+// changes).
+func (st *dirState) flatOf() *flatRules {
+	if f := st.flat.Load(); f != nil {
+		return f
+	}
+	f := st.ctx.flatFor()
+	if f != nil {
+		st.flat.Store(f)
+	}
+	return f
 }
 
 // joinClean is filepath.Join(dir, name) for a clean dir and a plain name,
@@ -753,7 +774,7 @@ func (c *Cache) dirStateForPathIn(dir string, now int64, exists bool, at int) *d
 		abs += len(name) + 1
 		x = &dirCtx{repo: x.repo, chain: x.chain, rel: full[:off], needsPath: x.needsPath}
 	}
-	return &dirState{ctx: x, deepest: deepest}
+	return &dirState{ctx: x, inRepo: x.repo, rel: x.rel, deepest: deepest}
 }
 
 // deepestDir returns the longest prefix of dir (absolute and clean) that

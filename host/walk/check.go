@@ -162,6 +162,9 @@ type batch struct {
 	// descriptor on it opened through the Jail (CheckInDirFd).
 	knownDir string
 	knownFd  int
+	// scratch, when not nil, is where judgeRel builds its keys (a Batch's,
+	// kept for its questions).
+	scratch []byte
 }
 
 // fdFor is the caller's descriptor on dir (CheckInDirFd), or -1.

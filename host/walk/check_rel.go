@@ -98,8 +98,15 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	} else if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		dirRel, name = rel[:i], rel[i+1:]
 	}
-	var kb [keyBufSize]byte
-	key := appendTop(kb[:0], top, dirRel)
+	// The keys are built in the Batch's scratch buffer, else on the
+	// stack (zeroed only then).
+	var key []byte
+	if b.scratch != nil {
+		key = appendTop(b.scratch[:0], top, dirRel)
+	} else {
+		var kb [keyBufSize]byte
+		key = appendTop(kb[:0], top, dirRel)
+	}
 
 	c.mu.Lock()
 	if !b.synced {
@@ -126,27 +133,27 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		c.mu.Unlock()
 		return slow()
 	}
-	x := ps.ctx
-	if dir && (x.repo == nil || x.rel == "") {
+	repo, xrel := ps.inRepo, ps.rel // ps.ctx's, kept on ps
+	if dir && (repo == nil || xrel == "") {
 		// A repository's root, or no repository: judge, which asks the
 		// parent's repository.
 		c.mu.Unlock()
 		return slow()
 	}
 	// For "dir/", the repository holding dir (it is not that
-	// repository's root) is the one holding its parent: x.repo judges.
+	// repository's root) is the one holding its parent: repo judges.
 	*b.real = true
 	var ix *gitIndex
-	if x.repo != nil && !opts.NoIndex {
-		if f := x.repo.indexFile; f != nil && f.checked != 0 && f.watched && f.wgen == c.gen && f.index != nil && f.indexGen == f.gen {
+	if repo != nil && !opts.NoIndex {
+		if f := repo.indexFile; f != nil && f.checked != 0 && f.watched && f.wgen == c.gen && f.index != nil && f.indexGen == f.gen {
 			ix = f.index // what indexFor returns for a file the watches vouch for
 		} else {
-			ix = c.indexFor(x.repo, clock())
+			ix = c.indexFor(repo, clock())
 		}
 	}
 	untracked := ix != nil && ps.untracked == ix
 	c.mu.Unlock()
-	if x.repo == nil {
+	if repo == nil {
 		return Match{}, nil // outside every repository
 	}
 	var ixErr error
@@ -154,14 +161,13 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		ixErr, ix = ix.err, nil
 	}
 	// The path relative to the repository: rel itself when top is the
-	// repository's root (x.rel is then rel's directory part and a '/'),
-	// else built on the stack.
+	// repository's root (xrel is then rel's directory part and a '/'),
+	// else built after the key, in the same buffer.
 	relRepo := rel
 	if dir {
-		relRepo = x.rel // "dir/"
-	} else if x.repo.root != top || len(x.rel) != len(rel)-len(name) {
-		var rb [keyBufSize]byte
-		b := append(append(rb[:0], x.rel...), name...)
+		relRepo = xrel // "dir/"
+	} else if repo.root != top || len(xrel) != len(rel)-len(name) {
+		b := append(append(key[len(key):len(key)], xrel...), name...)
 		relRepo = unsafe.String(unsafe.SliceData(b), len(b))
 	}
 	if ps.deepest > len(top) {
@@ -170,7 +176,7 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		// that ignored directory; when it does not, nothing below it is
 		// tracked either.
 		if !untracked && ix != nil {
-			if d, ok := relBelow(keyStr[:ps.deepest], x.repo.root); ok && !ix.covers(d) {
+			if d, ok := relBelow(keyStr[:ps.deepest], repo.root); ok && !ix.covers(d) {
 				untracked = true
 				c.mu.Lock()
 				ps.untracked = ix
@@ -185,7 +191,13 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	if err := ctx.Err(); err != nil {
 		return Match{}, err
 	}
-	rf, i, rd, j := x.decideBoth(relRepo, name)
+	var rf, rd *ruleSet
+	var i, j int
+	if f := ps.flatOf(); f != nil {
+		rf, i, rd, j = f.decideBoth(relRepo, name)
+	} else {
+		rf, i, rd, j = ps.ctx.decideLevels(relRepo, name)
+	}
 	if rf == nil && rd == nil {
 		return Match{}, ixErr
 	}
