@@ -344,8 +344,8 @@ type sharedParents struct {
 	// sizeHint is byDir's size when made (a warm batch, answered
 	// without resolving, makes none).
 	sizeHint int
-	roots []string                // the roots when the batch began
-	arena *pathArena              // where the paths are joined
+	roots    []string   // the roots when the batch began
+	arena    *pathArena // where the paths are joined
 }
 
 // sharedParent is one resolved directory part: dir is its canonical
