@@ -121,6 +121,11 @@ type Cache struct {
 	files map[fileID]*cachedFile
 	repos map[string]*repoInfo
 	dirs  map[string]*dirState
+	// real is the warm path's memo (judgeRel): for each top, the states
+	// of c.dirs that judge found vouched for from that top (realGen),
+	// keyed by the directory relative to top, so that a question given as
+	// top and relative path finds its parent with no key to build.
+	real []realTop
 	// bytes is what the maps above hold, by cacheCost; see maxCacheBytes.
 	bytes int
 	// flushes counts the times the bound dropped everything, for tests.
@@ -297,6 +302,7 @@ func (c *Cache) flush() {
 	clear(c.files)
 	clear(c.repos)
 	clear(c.dirs)
+	c.real = nil
 	c.bytes = 0
 	c.flushes++
 	if c.watch.active() {
@@ -667,6 +673,7 @@ func (c *Cache) dirStateFrom(dir string, st *dirState, now int64, at int) *dirSt
 	}
 	if len(c.dirs) >= maxCachedDirs {
 		clear(c.dirs)
+		c.real = nil
 	}
 	if st == nil {
 		// A new entry (or, should another call have stored one while
@@ -677,6 +684,56 @@ func (c *Cache) dirStateFrom(dir string, st *dirState, now int64, at int) *dirSt
 	c.dirs[dir] = st
 	return st
 }
+
+// realTop is one top's part of Cache.real.
+type realTop struct {
+	top  string
+	dirs map[string]*dirState // by the directory relative to top ("" for top)
+}
+
+// realDirs returns top's part of c.real (nil if none). Callers hold c.mu.
+func (c *Cache) realDirs(top string) map[string]*dirState {
+	for i := range c.real {
+		if c.real[i].top == top {
+			return c.real[i].dirs
+		}
+	}
+	return nil
+}
+
+// rememberReal records in c.real that st, the state of dir (absolute,
+// clean, top or below it), was vouched for from top. Callers hold c.mu.
+func (c *Cache) rememberReal(top, dir string, st *dirState) {
+	rel := ""
+	if len(dir) > len(top) {
+		if rel = dir[len(top):]; rel[0] == os.PathSeparator {
+			rel = rel[1:]
+		}
+	}
+	m := c.realDirs(top)
+	if m == nil {
+		if len(c.real) >= maxRealTops {
+			c.real = c.real[:0] // many tops (roots added and removed): start over
+		}
+		m = map[string]*dirState{}
+		c.real = append(c.real, realTop{top: strings.Clone(top), dirs: m})
+	}
+	old, seen := m[rel]
+	if old == st {
+		return
+	}
+	if !seen {
+		rel = strings.Clone(rel) // not the caller's path
+		c.charge(entryOverhead + len(rel))
+		if c.real == nil {
+			return // the charge dropped everything, m with it
+		}
+	}
+	m[rel] = st
+}
+
+// maxRealTops bounds the tops c.real keeps (a Host has one per root).
+const maxRealTops = 64
 
 // dirFiles are the two files a directory's state is built from, its
 // ".git" (only its existence and type matter) and its ".gitignore" (not

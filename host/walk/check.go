@@ -257,6 +257,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	}
 	if requireReal {
 		ps.realGen = c.gen + 1
+		c.rememberReal(top, parent, ps) // for judgeRel
 	}
 	x := ps.ctx
 	// The repository that judges the path is the one holding its parent

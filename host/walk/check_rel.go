@@ -47,16 +47,12 @@ func joinTop(top, rel string) string {
 	return top + "/" + rel
 }
 
-// appendTop appends top+"/"+rel (rel "" leaves top) to dst.
-func appendTop(dst []byte, top, rel string) []byte {
-	dst = append(dst, top...)
+// joinTopRel is top+"/"+rel, or top for rel "".
+func joinTopRel(top, rel string) string {
 	if rel == "" {
-		return dst
+		return top
 	}
-	if top != "/" {
-		dst = append(dst, '/')
-	}
-	return append(dst, rel...)
+	return joinTop(top, rel)
 }
 
 // relBelow is abs relative to root when abs lies strictly below root.
@@ -98,16 +94,6 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	} else if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		dirRel, name = rel[:i], rel[i+1:]
 	}
-	// The keys are built in the Batch's scratch buffer, else on the
-	// stack (zeroed only then).
-	var key []byte
-	if b.scratch != nil {
-		key = appendTop(b.scratch[:0], top, dirRel)
-	} else {
-		var kb [keyBufSize]byte
-		key = appendTop(kb[:0], top, dirRel)
-	}
-
 	c.mu.Lock()
 	if !b.synced {
 		// The clock is read only when something not vouched for by the
@@ -120,9 +106,9 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		return Match{}, nil
 	}
 	// The memo of the parent directory, vouched for at this gen by a
-	// judge that walked the watches from top down to it (see judge).
-	keyStr := unsafe.String(unsafe.SliceData(key), len(key)) // on the stack: not kept
-	ps := c.dirs[keyStr]
+	// judge that walked the watches from top down to it (see judge),
+	// found by its path relative to top: no key to build.
+	ps := c.realDirs(top)[dirRel]
 	clock := func() int64 {
 		if b.now == 0 {
 			b.now = c.now()
@@ -162,13 +148,20 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	}
 	// The path relative to the repository: rel itself when top is the
 	// repository's root (xrel is then rel's directory part and a '/'),
-	// else built after the key, in the same buffer.
+	// else built in the Batch's scratch buffer, or on the stack (zeroed
+	// only then).
 	relRepo := rel
 	if dir {
 		relRepo = xrel // "dir/"
 	} else if repo.root != top || len(xrel) != len(rel)-len(name) {
-		b := append(append(key[len(key):len(key)], xrel...), name...)
-		relRepo = unsafe.String(unsafe.SliceData(b), len(b))
+		var rb []byte
+		if b.scratch != nil {
+			rb = append(append(b.scratch[:0], xrel...), name...)
+		} else {
+			var kb [keyBufSize]byte
+			rb = append(append(kb[:0], xrel...), name...)
+		}
+		relRepo = unsafe.String(unsafe.SliceData(rb), len(rb))
 	}
 	if ps.deepest > len(top) {
 		// A directory between top and the path is ignored. The index
@@ -176,7 +169,7 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		// that ignored directory; when it does not, nothing below it is
 		// tracked either.
 		if !untracked && ix != nil {
-			if d, ok := relBelow(keyStr[:ps.deepest], repo.root); ok && !ix.covers(d) {
+			if d, ok := relBelow(joinTopRel(top, dirRel)[:ps.deepest], repo.root); ok && !ix.covers(d) {
 				untracked = true
 				c.mu.Lock()
 				ps.untracked = ix
