@@ -165,3 +165,43 @@ func TestIfRealRelIndexChange(t *testing.T) {
 		t.Fatalf("IsIgnored after git add -f: %v %v", ig, err)
 	}
 }
+
+// The warm path's memo (Cache.real) is dropped with everything else when
+// the bound is reached: under a bound small enough to flush every few
+// questions, IsIgnoredIfRealRel still answers as IsIgnored, and still
+// answers warm between flushes.
+func TestIfRealRelUnderFlushes(t *testing.T) {
+	e, paths := checkRelTree(t)
+	c := e.cache()
+	defer c.Close()
+	c.maxBytes = 16 << 10
+	ctx := context.Background()
+	top := e.repo
+	warm := 0
+	for round := range 2 {
+		for _, p := range paths {
+			dir := strings.HasSuffix(p, "/")
+			rel := strings.TrimSuffix(p, "/")
+			abs := filepath.Join(top, rel)
+			if dir {
+				abs += "/"
+			}
+			want, err := c.IsIgnored(ctx, top, abs)
+			must(t, err)
+			got, ok, err := c.IsIgnoredIfRealRel(ctx, top, rel, dir)
+			must(t, err)
+			if ok {
+				warm++
+				if got != want {
+					t.Errorf("round %d: IsIgnoredIfRealRel(%q) = %v, IsIgnored %v", round, p, got, want)
+				}
+			}
+		}
+	}
+	if c.flushes < 4 {
+		t.Errorf("%d flushes: the bound was not reached, the test tests nothing", c.flushes)
+	}
+	if warm == 0 {
+		t.Errorf("nothing answered warm")
+	}
+}
