@@ -636,6 +636,14 @@ func (c *Cache) dirStateFrom(dir string, st *dirState, now int64, at int) *dirSt
 		pctx, pdeep, watched = ps.ctx, ps.deepest, ps.watched
 	}
 	files := c.dirFilesOf(dir, st)
+	if at < 0 && !(c.trusted(files.git.checked, files.git.wgen, files.git.watched, now) && c.trusted(files.ign.checked, files.ign.wgen, files.ign.watched, now)) {
+		// Something must be looked at: through a descriptor on dir that
+		// the Jail opens, when it can, rather than by path.
+		if fd := c.openDirFd(dir); fd >= 0 {
+			at = fd
+			defer closeDirFd(fd)
+		}
+	}
 	gitF := files.git.loadAt(c, now, at)
 	watched = watched && gitF.watched
 	var repo *repoInfo
@@ -683,6 +691,25 @@ func (c *Cache) dirStateFrom(dir string, st *dirState, now int64, at int) *dirSt
 	st = &dirState{checked: now, watched: watched, wgen: gen, ctx: ctx, inRepo: ctx.repo, rel: ctx.rel, parentCtx: pctx, repo: repo, files: files, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
 	c.dirs[dir] = st
 	return st
+}
+
+// openDirFd opens dir through the Jail as a bare descriptor, when the
+// Jail can (a DirFdOpener) and dir lies inside its roots; -1 otherwise,
+// and on any error (the caller then looks by path, through the Jail for
+// what it reads, as without a descriptor). Callers hold c.mu, which is
+// let go for the open.
+func (c *Cache) openDirFd(dir string) int {
+	d, ok := c.Jail.(DirFdOpener)
+	if !ok || !c.Jail.Contains(dir) {
+		return -1
+	}
+	c.mu.Unlock()
+	fd, err := d.OpenDirFd(dir)
+	c.mu.Lock()
+	if err != nil {
+		return -1
+	}
+	return fd
 }
 
 // realTop is one top's part of Cache.real.

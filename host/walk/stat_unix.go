@@ -66,6 +66,9 @@ func statKeyAt(dirfd int, name string) fileKey {
 	return keyOf(&st)
 }
 
+// closeDirFd closes a descriptor a DirFdOpener returned.
+func closeDirFd(fd int) { unix.Close(fd) }
+
 // readAt is readJailed without follow for the entry name of the
 // directory open on dirfd, which the caller opened through the jail: a
 // symbolic link counts as absent, the file is opened relative to the

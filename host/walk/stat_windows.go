@@ -125,3 +125,6 @@ func statKeyAt(dirfd int, name string) fileKey { return fileKey{} }
 func readAt(dirfd int, name string, statOnly bool, key fileKey) (fileKey, []byte) {
 	return fileKey{}, nil
 }
+
+// closeDirFd: see statKeyAt (no descriptor is ever opened here).
+func closeDirFd(fd int) {}
