@@ -87,3 +87,37 @@ func openFds(t *testing.T) int {
 	}
 	return len(ents)
 }
+
+// BenchmarkOpenDirFd is OpenDirFd and a close against OpenDir and a
+// close, on a directory four levels below the workspace root (the shape
+// of check-ignore's parents): the bare descriptor saves os.NewFile's fcntl
+// and the *os.File.
+func BenchmarkOpenDirFd(b *testing.B) {
+	ws := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "pkg014/lib/cmd/lib"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	j, err := jail.New(ws, nil, jail.Jailed, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	b.Run("OpenDirFd", func(b *testing.B) {
+		for b.Loop() {
+			fd, _, err := j.OpenDirFd("", "pkg014/lib/cmd/lib")
+			if err != nil {
+				b.Fatal(err)
+			}
+			unix.Close(fd)
+		}
+	})
+	b.Run("OpenDir", func(b *testing.B) {
+		for b.Loop() {
+			f, _, err := j.OpenDir("", "pkg014/lib/cmd/lib")
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
+	})
+}
