@@ -126,6 +126,11 @@ type Cache struct {
 	// keyed by the directory relative to top, so that a question given as
 	// top and relative path finds its parent with no key to build.
 	real []realTop
+	// lastReal is the state judgeRel found last, so that a run of
+	// questions about one directory (sorted paths: siblings come
+	// together) looks it up once; it is checked like any state found, and
+	// its realTop/realKey say which question it answers.
+	lastReal *dirState
 	// bytes is what the maps above hold, by cacheCost; see maxCacheBytes.
 	bytes int
 	// flushes counts the times the bound dropped everything, for tests.
@@ -303,6 +308,7 @@ func (c *Cache) flush() {
 	clear(c.repos)
 	clear(c.dirs)
 	c.real = nil
+	c.lastReal = nil
 	c.bytes = 0
 	c.flushes++
 	if c.watch.active() {
@@ -592,6 +598,9 @@ type dirState struct {
 	inRepo *repoInfo
 	rel    string
 	flat   atomic.Pointer[flatRules]
+	// realTop and realKey are where Cache.real last filed this state
+	// (the top and the directory relative to it), for Cache.lastReal.
+	realTop, realKey string
 	// The inputs ctx was built from, to keep the same ctx (and so every
 	// memo below it) when nothing changed.
 	parentCtx *dirCtx
@@ -682,6 +691,7 @@ func (c *Cache) dirStateFrom(dir string, st *dirState, now int64, at int) *dirSt
 	if len(c.dirs) >= maxCachedDirs {
 		clear(c.dirs)
 		c.real = nil
+		c.lastReal = nil
 	}
 	if st == nil {
 		// A new entry (or, should another call have stored one while
@@ -737,26 +747,40 @@ func (c *Cache) rememberReal(top, dir string, st *dirState) {
 			rel = rel[1:]
 		}
 	}
-	m := c.realDirs(top)
-	if m == nil {
+	k := -1
+	for i := range c.real {
+		if c.real[i].top == top {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
 		if len(c.real) >= maxRealTops {
 			c.real = c.real[:0] // many tops (roots added and removed): start over
 		}
-		m = map[string]*dirState{}
-		c.real = append(c.real, realTop{top: strings.Clone(top), dirs: m})
+		c.real = append(c.real, realTop{top: strings.Clone(top), dirs: map[string]*dirState{}})
+		k = len(c.real) - 1
 	}
-	old, seen := m[rel]
+	rt := c.real[k]
+	old, seen := rt.dirs[rel]
 	if old == st {
 		return
 	}
+	// The key kept is a copy, never the caller's path; the one an older
+	// state of dir was filed under serves again.
+	if seen && old != nil && old.realTop == rt.top && old.realKey == rel {
+		rel = old.realKey
+	} else {
+		rel = strings.Clone(rel)
+	}
 	if !seen {
-		rel = strings.Clone(rel) // not the caller's path
 		c.charge(entryOverhead + len(rel))
 		if c.real == nil {
-			return // the charge dropped everything, m with it
+			return // the charge dropped everything, rt.dirs with it
 		}
 	}
-	m[rel] = st
+	rt.dirs[rel] = st
+	st.realTop, st.realKey = rt.top, rel
 }
 
 // maxRealTops bounds the tops c.real keeps (a Host has one per root).

@@ -108,16 +108,24 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	// The memo of the parent directory, vouched for at this gen by a
 	// judge that walked the watches from top down to it (see judge),
 	// found by its path relative to top: no key to build.
-	ps := c.realDirs(top)[dirRel]
 	clock := func() int64 {
 		if b.now == 0 {
 			b.now = c.now()
 		}
 		return b.now
 	}
-	if ps == nil || ps.realGen != c.gen+1 || !(ps.checked != 0 && ps.watched && ps.wgen == c.gen) && !c.trusted(ps.checked, ps.wgen, ps.watched, clock()) {
-		c.mu.Unlock()
-		return slow()
+	// usable: vouched for at this gen, and trusted.
+	usable := func(ps *dirState) bool {
+		return ps != nil && ps.realGen == c.gen+1 && (ps.checked != 0 && ps.watched && ps.wgen == c.gen || c.trusted(ps.checked, ps.wgen, ps.watched, clock()))
+	}
+	ps := c.lastReal
+	if ps == nil || ps.realKey != dirRel || ps.realTop != top || !usable(ps) {
+		ps = c.realDirs(top)[dirRel]
+		c.lastReal = ps
+		if !usable(ps) {
+			c.mu.Unlock()
+			return slow()
+		}
 	}
 	repo, xrel := ps.inRepo, ps.rel // ps.ctx's, kept on ps
 	if dir && (repo == nil || xrel == "") {
