@@ -6,9 +6,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
