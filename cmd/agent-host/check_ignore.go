@@ -125,12 +125,14 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	// once: watches would cost more than they save.
 	if !*fromStdin || isRegularFile(stdout) {
 		h.OneShot()
+		// A one-shot process with a bounded working set (the walk cache
+		// is bounded, a batch is at most checkIgnoreBatch paths): collect
+		// only past a memory limit, not every few MiB (a tenth of a
+		// 10,000-path run was the collector). Answering one path at a
+		// time, each answer leaves a little garbage, for as long as the
+		// session lasts: the collector stays on.
+		defer collectLess()()
 	}
-	// A one-shot process with a bounded working set (the walk cache is
-	// bounded, a batch is at most checkIgnoreBatch paths): collect only
-	// past a memory limit, not every few MiB (a tenth of a 10,000-path
-	// run was the collector).
-	defer collectLess()()
 
 	ctx := context.Background()
 	cwd := cliCwd(h)
