@@ -267,7 +267,7 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 	// about what the batch needs, up to 64 KiB (a batch of one path, as
 	// check-ignore --stdin makes for a pipe, takes a few hundred bytes).
 	paths8 := pathArena{chunk: min(max(len(paths)*64, 256), 64<<10)}
-	sh := &sharedParents{sizeHint: min(len(paths)/2, 1<<14), roots: h.jail.Roots(), arena: &paths8}
+	sh := &sharedParents{sizeHint: min(len(paths)/2, 1<<14), arena: &paths8}
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return res[:i], err
@@ -344,7 +344,7 @@ type sharedParents struct {
 	// sizeHint is byDir's size when made (a warm batch, answered
 	// without resolving, makes none).
 	sizeHint int
-	roots    []string   // the roots when the batch began
+	roots    []string   // the roots when the batch first resolved a parent
 	arena    *pathArena // where the paths are joined
 }
 
@@ -388,6 +388,7 @@ func (h *Host) resolveShared(ctx context.Context, cwd, path string, sh *sharedPa
 	dir := trimmed[:i]
 	if sh.byDir == nil {
 		sh.byDir = make(map[string]sharedParent, sh.sizeHint)
+		sh.roots = h.jail.Roots()
 	}
 	sp, seen := sh.byDir[dir]
 	if !seen {

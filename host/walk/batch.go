@@ -15,11 +15,12 @@ type Batch struct {
 	opts  CheckOptions
 	b     batch
 	vouch bool // CheckIfReal's answer, set through b.real
+	asked int  // CheckIfRealRel's questions so far
 }
 
 // NewBatch returns a Batch whose answers follow opts.
 func (c *Cache) NewBatch(opts CheckOptions) *Batch {
-	return &Batch{c: c, opts: opts, b: batch{noRule: opts.VerdictOnly, verdict: opts.VerdictOnly, scratch: make([]byte, 0, 2*keyBufSize)}}
+	return &Batch{c: c, opts: opts, b: batch{noRule: opts.VerdictOnly, verdict: opts.VerdictOnly}}
 }
 
 // Check is Cache.Check for one path (absolute; a trailing separator marks

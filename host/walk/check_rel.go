@@ -32,6 +32,11 @@ func (c *Cache) IsIgnoredIfRealRel(ctx context.Context, top, rel string, dir boo
 // CheckIfRealRel is CheckIfReal for the path top+"/"+rel given apart, as
 // Cache.IsIgnoredIfRealRel takes it.
 func (b *Batch) CheckIfRealRel(ctx context.Context, top, rel string, dir bool) (Match, bool, error) {
+	if b.asked++; b.asked == 2 {
+		// A Batch of many questions builds its keys in a buffer of its
+		// own (one of one question, on the stack).
+		b.b.scratch = make([]byte, 0, 2*keyBufSize)
+	}
 	b.vouch = false
 	b.b.real = &b.vouch
 	m, err := b.c.judgeRel(ctx, top, rel, dir, b.opts, &b.b)
