@@ -645,7 +645,11 @@ func (c *Cache) dirStateFrom(dir string, st *dirState, now int64, at int) *dirSt
 		pctx, pdeep, watched = ps.ctx, ps.deepest, ps.watched
 	}
 	files := c.dirFilesOf(dir, st)
-	if at < 0 && !(c.trusted(files.git.checked, files.git.wgen, files.git.watched, now) && c.trusted(files.ign.checked, files.ign.wgen, files.ign.watched, now)) {
+	// The .gitignore is looked at inside a repository only (below, once
+	// .git is known; a .git seen last time stands for that here).
+	needIgn := pctx.repo != nil || files.git.key.exists
+	if at < 0 && (!c.trusted(files.git.checked, files.git.wgen, files.git.watched, now) ||
+		needIgn && !c.trusted(files.ign.checked, files.ign.wgen, files.ign.watched, now)) {
 		// Something must be looked at: through a descriptor on dir that
 		// the Jail opens, when it can, rather than by path.
 		if fd := c.openDirFd(dir); fd >= 0 {
