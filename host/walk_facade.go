@@ -363,10 +363,9 @@ type sharedParent struct {
 // remembered in sh for the paths after it; the last component, a plain
 // name, is appended unresolved, as resolveNoFollow leaves it (a final link
 // is judged as itself), and par is the directory part resolved (shared
-// true). When this
-// call is the one that resolved it, fd is a descriptor on that directory
-// (jail.OpenDirFd), for the caller to hand to the walk cache and close;
-// otherwise fd is -1. Whenever the shortcut does not apply (no directory
+// true). When this call is the one that resolved it, fd is a descriptor
+// on that directory (jail.OpenDirFd), for the caller to hand to the walk
+// cache and close; otherwise fd is -1. Whenever the shortcut does not apply (no directory
 // part, a last component "." or "..", a NUL byte, a name or path over the
 // limits, a directory part that does not resolve to a directory, a
 // non-'/' system, the Unrestricted policy) the path is resolved on its

@@ -110,9 +110,6 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		c.mu.Unlock()
 		return Match{}, nil
 	}
-	// The memo of the parent directory, vouched for at this gen by a
-	// judge that walked the watches from top down to it (see judge),
-	// found by its path relative to top: no key to build.
 	clock := func() int64 {
 		if b.now == 0 {
 			b.now = c.now()
@@ -123,6 +120,10 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	usable := func(ps *dirState) bool {
 		return ps != nil && ps.realGen == c.gen+1 && (ps.checked != 0 && ps.watched && ps.wgen == c.gen || c.trusted(ps.checked, ps.wgen, ps.watched, clock()))
 	}
+	// The memo of the parent directory, vouched for at this gen by a
+	// judge that walked the watches from top down to it (see judge),
+	// found by its path relative to top (no key to build), or the one
+	// found last when it is the same (siblings in a row).
 	ps := c.lastReal
 	if ps == nil || ps.realKey != dirRel || ps.realTop != top || !usable(ps) {
 		ps = c.realDirs(top)[dirRel]
