@@ -113,6 +113,13 @@ func (w walkJail) Open(path string) (*os.File, error) {
 	return f, err
 }
 
+// OpenDirFd opens the directory path through the jail as a bare
+// descriptor (walk.DirFdOpener): one openat2 where no link is on the way.
+func (w walkJail) OpenDirFd(path string) (int, error) {
+	fd, _, err := w.j.OpenDirFd("", path)
+	return fd, err
+}
+
 // Walk lists the tree under path (resolved like ResolveInJail, symbolic
 // links on the way followed inside the roots) the way git sees it: entries
 // ignored by .gitignore files, info/exclude or the global excludes file are
@@ -256,8 +263,11 @@ func (h *Host) IsPathIgnored(ctx context.Context, cwd, path string) (bool, error
 func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts CheckIgnoreOptions) ([]IgnoreResult, error) {
 	res := make([]IgnoreResult, len(paths))
 	bt := h.walkState().NewBatch(opts)
-	var paths8 pathArena // the answered paths' strings, one allocation for many
-	sh := &sharedParents{byDir: make(map[string]sharedParent, min(len(paths)/2, 1<<12)), roots: h.jail.Roots(), arena: &paths8}
+	// The answered paths' strings, one allocation for many: buffers of
+	// about what the batch needs, up to 64 KiB (a batch of one path, as
+	// check-ignore --stdin makes for a pipe, takes a few hundred bytes).
+	paths8 := pathArena{chunk: min(max(len(paths)*64, 256), 64<<10)}
+	sh := &sharedParents{sizeHint: min(len(paths)/2, 1<<14), arena: &paths8}
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return res[:i], err
@@ -271,7 +281,7 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 				}
 			}
 		}
-		abs, par, err := h.resolveShared(ctx, cwd, p, sh)
+		abs, par, shared, fd, err := h.resolveShared(ctx, cwd, p, sh)
 		if err != nil {
 			res[i].Err = err
 			continue
@@ -281,13 +291,17 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 			abs += string(os.PathSeparator)
 		}
 		var m IgnoreMatch
-		if par != nil && !par.rootBelow {
+		if shared && !par.rootBelow {
 			// The root holding the parent holds the path (no root is
 			// the path itself), and the parent was just opened as a
-			// directory: the cache need not look whether it exists.
-			m, err = bt.CheckInDir(ctx, par.top, abs, par.dir)
+			// directory: the cache need not look whether it exists, and
+			// looks at its .git and .gitignore relative to fd.
+			m, err = bt.CheckInDirFd(ctx, par.top, abs, par.dir, fd)
 		} else {
 			m, err = bt.Check(ctx, h.jail.RootOf(res[i].Path), abs)
+		}
+		if fd >= 0 {
+			jail.CloseFd(fd)
 		}
 		if cerr := ctx.Err(); cerr != nil {
 			return res[:i], cerr
@@ -300,13 +314,20 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 // pathArena builds many path strings in a few large buffers: each string
 // is a stretch of a buffer that is never written again (a full buffer is
 // left to the strings that use it and a new one started).
-type pathArena struct{ buf []byte }
+type pathArena struct {
+	buf   []byte
+	chunk int // the size of a new buffer (64 KiB when 0)
+}
 
 // join returns root+"/"+rel (as joinRoot does).
 func (a *pathArena) join(root, rel string) string {
 	n := len(root) + 1 + len(rel)
 	if cap(a.buf)-len(a.buf) < n {
-		a.buf = make([]byte, 0, max(n, 64<<10))
+		chunk := a.chunk
+		if chunk == 0 {
+			chunk = 64 << 10
+		}
+		a.buf = make([]byte, 0, max(n, chunk))
 	}
 	start := len(a.buf)
 	a.buf = append(a.buf, root...)
@@ -319,9 +340,12 @@ func (a *pathArena) join(root, rel string) string {
 
 // sharedParents is what resolveShared remembers over one batch.
 type sharedParents struct {
-	byDir map[string]sharedParent // by the directory part as written
-	roots []string                // the roots when the batch began
-	arena *pathArena              // where the paths are joined
+	byDir map[string]sharedParent // by the directory part as written; made at first use
+	// sizeHint is byDir's size when made (a warm batch, answered
+	// without resolving, makes none).
+	sizeHint int
+	roots    []string   // the roots when the batch first resolved a parent
+	arena    *pathArena // where the paths are joined
 }
 
 // sharedParent is one resolved directory part: dir is its canonical
@@ -338,15 +362,19 @@ type sharedParent struct {
 // last component) is resolved through the jail once, following links, and
 // remembered in sh for the paths after it; the last component, a plain
 // name, is appended unresolved, as resolveNoFollow leaves it (a final link
-// is judged as itself), and par is the directory part resolved. Whenever
-// that shortcut does not apply (no directory part, a last component "."
-// or "..", a NUL byte, a name or path over the limits, a directory part
-// that does not resolve to a directory, a non-'/' system, the
-// Unrestricted policy) the path is resolved on its own, and par is nil.
-func (h *Host) resolveShared(ctx context.Context, cwd, path string, sh *sharedParents) (abs string, par *sharedParent, err error) {
+// is judged as itself), and par is the directory part resolved (shared
+// true). When this call is the one that resolved it, fd is a descriptor
+// on that directory (jail.OpenDirFd), for the caller to hand to the walk
+// cache and close; otherwise fd is -1. Whenever the shortcut does not apply (no directory
+// part, a last component "." or "..", a NUL byte, a name or path over the
+// limits, a directory part that does not resolve to a directory, a
+// non-'/' system, the Unrestricted policy) the path is resolved on its
+// own, shared is false and fd -1.
+func (h *Host) resolveShared(ctx context.Context, cwd, path string, sh *sharedParents) (abs string, par sharedParent, shared bool, fd int, err error) {
+	fd = -1
 	if os.PathSeparator != '/' || h.PathPolicy() == Unrestricted {
 		abs, err = h.resolveNoFollow(ctx, cwd, path)
-		return abs, nil, err
+		return abs, sharedParent{}, false, -1, err
 	}
 	trimmed := strings.TrimRight(path, "/")
 	i := strings.LastIndexByte(trimmed, '/')
@@ -354,21 +382,32 @@ func (h *Host) resolveShared(ctx context.Context, cwd, path string, sh *sharedPa
 	if i <= 0 || name == "." || name == ".." || len(name) > maxNameLen || len(path) > jail.MaxPathLen || strings.IndexByte(path, 0) >= 0 {
 		// No directory part ("name", "/name", "~"): nothing to share.
 		abs, err = h.resolveNoFollow(ctx, cwd, path)
-		return abs, nil, err
+		return abs, sharedParent{}, false, -1, err
 	}
 	dir := trimmed[:i]
+	if sh.byDir == nil {
+		sh.byDir = make(map[string]sharedParent, sh.sizeHint)
+		sh.roots = h.jail.Roots()
+	}
 	sp, seen := sh.byDir[dir]
 	if !seen {
 		if err := ctx.Err(); err != nil {
-			return "", nil, err
+			return "", sharedParent{}, false, -1, err
 		}
 		// Opened as a directory (links followed inside the roots): only a
 		// directory resolves, so "file/x" fails as it does alone. With no
-		// link on the way this is one openat2. A directory that cannot be
-		// opened (no read permission) is left to resolveNoFollow.
-		f, canon, err := h.jail.OpenFile(cwd, dir, os.O_RDONLY|jail.O_DIRECTORY, 0)
+		// link on the way this is one openat2, and the descriptor is kept
+		// bare (no os.File) for the walk cache to look inside.
+		var canon string
+		var err error
+		fd, canon, err = h.jail.OpenDirFd(cwd, dir)
+		if errors.Is(err, errors.ErrUnsupported) {
+			var f *os.File
+			if f, canon, err = h.jail.OpenFile(cwd, dir, os.O_RDONLY|jail.O_DIRECTORY, 0); err == nil {
+				f.Close()
+			}
+		}
 		if err == nil {
-			f.Close()
 			sp = sharedParent{dir: canon, top: h.jail.RootOf(canon)}
 			for _, r := range sh.roots {
 				if r != canon && parentOf(r) == canon {
@@ -379,10 +418,13 @@ func (h *Host) resolveShared(ctx context.Context, cwd, path string, sh *sharedPa
 		sh.byDir[dir] = sp
 	}
 	if sp.dir == "" || len(sp.dir)+1+len(name) > jail.MaxPathLen {
+		if fd >= 0 {
+			jail.CloseFd(fd)
+		}
 		abs, err = h.resolveNoFollow(ctx, cwd, path)
-		return abs, nil, err
+		return abs, sharedParent{}, false, -1, err
 	}
-	return sh.arena.join(sp.dir, name), &sp, nil
+	return sh.arena.join(sp.dir, name), sp, true, fd, nil
 }
 
 // parentOf is filepath.Dir of a clean absolute path.

@@ -115,12 +115,24 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		return fail(stderr, "check-ignore", err, 2)
 	}
 	defer h.Close()
-	h.OneShot()
-	// A one-shot process with a bounded working set (the walk cache is
-	// bounded, a batch is at most checkIgnoreBatch paths): collect only
-	// past a memory limit, not every few MiB (a tenth of a 10,000-path
-	// run was the collector).
-	defer collectLess()()
+	// Paths answered one at a time (--stdin to a pipe or a terminal,
+	// where another program may wait for each answer, perhaps for a long
+	// session) are judged from the walk cache's inotify watches: each
+	// answer is then one poll and no stat, where without them every
+	// answer after the Recheck interval would look at its directories
+	// again (a 10,000-path run made 14 times git's system calls). Paths
+	// judged in batches (the arguments, or --stdin to a file) are read
+	// once: watches would cost more than they save.
+	if !*fromStdin || isRegularFile(stdout) {
+		h.OneShot()
+		// A one-shot process with a bounded working set (the walk cache
+		// is bounded, a batch is at most checkIgnoreBatch paths): collect
+		// only past a memory limit, not every few MiB (a tenth of a
+		// 10,000-path run was the collector). Answering one path at a
+		// time, each answer leaves a little garbage, for as long as the
+		// session lasts: the collector stays on.
+		defer collectLess()()
+	}
 
 	ctx := context.Background()
 	cwd := cliCwd(h)

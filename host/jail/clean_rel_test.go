@@ -26,3 +26,20 @@ func FuzzCleanRel(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCleanRel is cleanRel on paths shaped like those of the walk
+// bench tree (bench/walk/gentree), a few components and one extension.
+func BenchmarkCleanRel(b *testing.B) {
+	paths := []string{"pkg014/lib/cmd/lib/keep2.json", "pkg026/cmd2/cache/vendor2/docs/a2.txt", "pkg016/docs/vendor/vendor/util/main5.py", "src/a.go"}
+	n := 0
+	for b.Loop() {
+		for _, p := range paths {
+			if cleanRel(p) {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		b.Fatal("no path is clean")
+	}
+}

@@ -94,6 +94,29 @@ func (d *Dir) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error
 	}
 }
 
+// openFd is OpenFile returning the bare descriptor (-1 on error), for
+// OpenDirFd.
+func (d *Dir) openFd(name string, flag int, perm fs.FileMode) (int, error) {
+	for {
+		fd, err := unix.Openat(d.fd, name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, &os.PathError{Op: "openat", Path: name, Err: err}
+		}
+		return fd, nil
+	}
+}
+
+// rawFds: descriptors are plain numbers here (OpenDirFd).
+const rawFds = true
+
+func closeFd(fd int) { unix.Close(fd) }
+
+// CloseFd closes a descriptor OpenDirFd returned.
+func CloseFd(fd int) error { return unix.Close(fd) }
+
 // Lstat returns the information of name without following a link; "."
 // names the directory itself.
 func (d *Dir) Lstat(name string) (fs.FileInfo, error) {

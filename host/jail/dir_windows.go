@@ -103,3 +103,16 @@ func isNotLink(err error) bool {
 func isMaybeLink(err error) bool {
 	return errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR)
 }
+
+// rawFds: a descriptor is a handle here, not a number OpenDirFd could
+// return; it reports errors.ErrUnsupported.
+const rawFds = false
+
+func (d *Dir) openFd(name string, flag int, perm fs.FileMode) (int, error) {
+	return -1, errors.ErrUnsupported
+}
+
+func closeFd(int) {}
+
+// CloseFd closes a descriptor OpenDirFd returned: there are none here.
+func CloseFd(int) error { return errors.ErrUnsupported }

@@ -64,6 +64,15 @@ func (d *Dir) openBeneath(rel string, flag int, perm fs.FileMode, name string) (
 	return os.NewFile(uintptr(fd), name), nil
 }
 
+// openBeneathFd is openBeneath returning the bare descriptor (-1 on error).
+func (d *Dir) openBeneathFd(rel string, flag int, perm fs.FileMode) (int, error) {
+	fd, err := openat2(d.fd, rel, flag, perm)
+	if err != nil {
+		return -1, err
+	}
+	return fd, nil
+}
+
 // openDirBeneath opens the directory rel (names only) below d, to stand
 // in, with one openat2 that refuses every symbolic link.
 func (d *Dir) openDirBeneath(rel string) (*Dir, error) {

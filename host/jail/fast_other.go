@@ -25,4 +25,8 @@ func (d *Dir) openBeneath(rel string, flag int, perm fs.FileMode, name string) (
 	return nil, errNoOpenat2
 }
 
+func (d *Dir) openBeneathFd(rel string, flag int, perm fs.FileMode) (int, error) {
+	return -1, errNoOpenat2
+}
+
 func (d *Dir) openDirBeneath(rel string) (*Dir, error) { return nil, errNoOpenat2 }

@@ -50,6 +50,10 @@ type finalOpen struct {
 	perm  fs.FileMode
 	file  *os.File // the file opened
 	canon string   // its canonical path
+	// raw: the descriptor is kept bare, in fd, with no *os.File made for
+	// it (OpenDirFd: a directory used only as a base for *at calls).
+	raw bool
+	fd  int
 }
 
 // walker is the state of one resolution: where it stands and the ring of
@@ -361,6 +365,13 @@ func (w *walker) jump(run []string, end runEndKind, m *mode, slash bool) (*Locat
 			flag |= oDirectory
 		}
 		canon, rel := w.joinRun(run)
+		if m.open.raw {
+			fd, err := cur.openBeneathFd(rel, flag, m.open.perm)
+			if err != nil {
+				return nil, 0
+			}
+			return &Location{Name: run[len(run)-1], Path: canon, Slash: slash, fd: fd, hasFd: true}, 0
+		}
 		f, err := cur.openBeneath(rel, flag, m.open.perm, canon)
 		if err != nil {
 			return nil, 0

@@ -24,8 +24,10 @@ type Location struct {
 	// caller meant a directory.
 	Slash bool
 
-	owned   bool       // Dir is ours to close (not a root's)
-	file    *os.File   // the final component, when the resolution opened it (OpenFile)
+	owned   bool     // Dir is ours to close (not a root's)
+	file    *os.File // the final component, when the resolution opened it (OpenFile)
+	fd      int      // the same, bare, for a raw open (OpenDirFd), when hasFd
+	hasFd   bool
 	open    *finalOpen // OpenFile's open, for openFinal
 	missing bool       // Nearest: Name does not exist (or is not a directory) in Dir
 	rs      *rootSet   // the roots the resolution went through
@@ -44,6 +46,10 @@ func (l *Location) Close() {
 	if l.file != nil {
 		l.file.Close()
 		l.file = nil
+	}
+	if l.hasFd {
+		closeFd(l.fd)
+		l.hasFd = false
 	}
 }
 
@@ -199,6 +205,15 @@ func (j *Jail) locateFast(set *rootSet, abs string, m *mode) *Location {
 		if noOpenat2.Load() {
 			return nil
 		}
+		if m.open.raw {
+			fd, err := r.dir.openBeneathFd(rel, m.open.flag, m.open.perm)
+			if err != nil {
+				m.triedFast = true
+				return nil
+			}
+			m.open.fd, m.open.canon = fd, canon
+			return opened
+		}
 		f, err := r.dir.openBeneath(rel, m.open.flag, m.open.perm, canon)
 		if err != nil {
 			m.triedFast = true
@@ -253,11 +268,21 @@ func openFinal(l *Location) error {
 		fo.file, fo.canon, l.file = l.file, l.Path, nil
 		return nil
 	}
+	if l.hasFd {
+		fo.fd, fo.canon, l.hasFd = l.fd, l.Path, false
+		return nil
+	}
 	flag := fo.flag
 	if l.Slash && l.Name != "." {
 		flag |= oDirectory
 	}
-	file, err := l.Dir.OpenFile(l.Name, flag, fo.perm)
+	var file *os.File
+	var err error
+	if fo.raw {
+		fo.fd, err = l.Dir.openFd(l.Name, flag, fo.perm)
+	} else {
+		file, err = l.Dir.OpenFile(l.Name, flag, fo.perm)
+	}
 	if err != nil {
 		if errors.Is(err, enotdir) && flag&oDirectory != 0 {
 			// A link swapped in is refused by O_NOFOLLOW|O_DIRECTORY
@@ -271,6 +296,23 @@ func openFinal(l *Location) error {
 	}
 	fo.file, fo.canon = file, l.Path
 	return nil
+}
+
+// OpenDirFd is OpenDir for a directory used only as a base for *at calls
+// (fstatat, openat with O_NOFOLLOW on a single name): it returns the bare
+// descriptor, which the caller must close (syscall.Close), and no
+// *os.File is made for it (one fcntl and allocation less). Its resolution
+// and errors are OpenDir's. Where descriptors are not plain numbers
+// (Windows) it returns an error matching errors.ErrUnsupported.
+func (j *Jail) OpenDirFd(cwd, path string) (fd int, canon string, err error) {
+	if !rawFds {
+		return -1, "", errors.ErrUnsupported
+	}
+	fo := &finalOpen{flag: oPath | oDirectory, raw: true, fd: -1}
+	if err := j.do(cwd, path, &mode{follow: true, open: fo}, openFinal); err != nil {
+		return -1, "", err
+	}
+	return fo.fd, fo.canon, nil
 }
 
 // OpenDir opens the directory path names (links followed inside the

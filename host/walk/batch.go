@@ -15,6 +15,7 @@ type Batch struct {
 	opts  CheckOptions
 	b     batch
 	vouch bool // CheckIfReal's answer, set through b.real
+	asked int  // CheckIfRealRel's questions so far
 }
 
 // NewBatch returns a Batch whose answers follow opts.
@@ -41,10 +42,22 @@ func (b *Batch) Check(ctx context.Context, top, path string) (Match, error) {
 // that is not what the path names is a caller's error and gives the
 // answer for a path in an existing directory.
 func (b *Batch) CheckInDir(ctx context.Context, top, path, dir string) (Match, error) {
+	return b.CheckInDirFd(ctx, top, path, dir, -1)
+}
+
+// CheckInDirFd is CheckInDir for a caller that holds the directory open:
+// fd (unless it is -1) is a descriptor on dir that the caller opened
+// through the jail (jail.OpenDirFd) and keeps open until the call
+// returns. Whatever the Cache must learn of dir itself (its ".git" and
+// ".gitignore": existence, identity, contents) it then learns relative to
+// fd, with fstatat and openat(O_NOFOLLOW) on one name, not by dir's path:
+// one path walk less per look, and what is read is what the jail opened.
+// fd is not kept. dir's ancestors are looked at as for CheckInDir.
+func (b *Batch) CheckInDirFd(ctx context.Context, top, path, dir string, fd int) (Match, error) {
 	b.b.real = nil
-	b.b.knownDir = dir
+	b.b.knownDir, b.b.knownFd = dir, fd
 	m, _, err := b.c.judge(ctx, top, path, b.opts, false, &b.b)
-	b.b.knownDir = ""
+	b.b.knownDir, b.b.knownFd = "", -1
 	return m, err
 }
 

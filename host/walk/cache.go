@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -120,6 +121,16 @@ type Cache struct {
 	files map[fileID]*cachedFile
 	repos map[string]*repoInfo
 	dirs  map[string]*dirState
+	// real is the warm path's memo (judgeRel): for each top, the states
+	// of c.dirs that judge found vouched for from that top (realGen),
+	// keyed by the directory relative to top, so that a question given as
+	// top and relative path finds its parent with no key to build.
+	real []realTop
+	// lastReal is the state judgeRel found last, so that a run of
+	// questions about one directory (sorted paths: siblings come
+	// together) looks it up once; it is checked like any state found, and
+	// its realTop/realKey say which question it answers.
+	lastReal *dirState
 	// bytes is what the maps above hold, by cacheCost; see maxCacheBytes.
 	bytes int
 	// flushes counts the times the bound dropped everything, for tests.
@@ -296,6 +307,8 @@ func (c *Cache) flush() {
 	clear(c.files)
 	clear(c.repos)
 	clear(c.dirs)
+	c.real = nil
+	c.lastReal = nil
 	c.bytes = 0
 	c.flushes++
 	if c.watch.active() {
@@ -317,7 +330,15 @@ func (c *Cache) flush() {
 // the read (a slow file system delays this call, not every other one) and
 // holds it again when it returns. What the caller holds stays valid; the
 // maps may have changed meanwhile.
-func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
+func (f *cachedFile) load(c *Cache, now int64) *cachedFile { return f.loadAt(c, now, -1) }
+
+// loadAt is load with at, unless it is -1, a descriptor on the directory
+// holding f (a file whose final link is not followed: a ".git", a
+// ".gitignore") that the caller opened through the Jail and holds open
+// for the call: f is then stat'ed and read relative to it (fstatat,
+// openat with O_NOFOLLOW on its last name), never by its path, so what is
+// learnt is about that directory whatever its path now leads to.
+func (f *cachedFile) loadAt(c *Cache, now int64, at int) *cachedFile {
 	if c.trusted(f.checked, f.wgen, f.watched, now) {
 		return f
 	}
@@ -334,7 +355,12 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 	path, follow, statOnly := f.path, f.follow, f.statOnly
 	unchanged := func(k fileKey) bool { return f.checked != 0 && k == f.key && !f.racy }
 	c.mu.Unlock()
-	key := statKey(path, follow)
+	var key fileKey
+	if at >= 0 {
+		key = statKeyAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:])
+	} else {
+		key = statKey(path, follow)
+	}
 	if !follow && key.isLink {
 		key = fileKey{} // git does not follow an in-tree .gitignore link
 	}
@@ -342,14 +368,21 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 	if f.loads != seq {
 		// A later load stores; what f holds may be older than what the
 		// caller must see, so look again (f is trusted once it stored).
-		return f.load(c, now)
+		return f.loadAt(c, now, at)
 	}
 	if unchanged(key) {
 		f.checked, f.wgen = now, gen
 		return f
 	}
 	c.mu.Unlock()
-	key, data, jailed := c.readFile(path, follow, statOnly, key)
+	var data []byte
+	var jailed bool
+	if at >= 0 {
+		key, data = readAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:], statOnly, key)
+		jailed = c.Jail != nil && c.Jail.Contains(path)
+	} else {
+		key, data, jailed = c.readFile(path, follow, statOnly, key)
+	}
 	if !follow && key.isLink {
 		key = fileKey{}
 	}
@@ -357,7 +390,7 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile {
 	if f.loads != seq {
 		// A later load stores; what f holds may be older than what the
 		// caller must see, so look again (f is trusted once it stored).
-		return f.load(c, now)
+		return f.loadAt(c, now, at)
 	}
 	if f.checked == 0 || key.exists != f.key.exists || key.isDir != f.key.isDir || jailed != f.jailed || !bytes.Equal(data, f.data) {
 		f.gen++
@@ -558,10 +591,21 @@ type dirState struct {
 	// its top down to this one watched at that gen (0: not known).
 	realGen uint64
 	ctx     *dirCtx
+	// inRepo and rel are ctx.repo and ctx.rel, and flat ctx's merged
+	// matcher once it has one (see flatOf): the warm path (judgeRel)
+	// reads them here, on the state it has just found, rather than one
+	// or two pointers further.
+	inRepo *repoInfo
+	rel    string
+	flat   atomic.Pointer[flatRules]
+	// realTop and realKey are where Cache.real last filed this state
+	// (the top and the directory relative to it), for Cache.lastReal.
+	realTop, realKey string
 	// The inputs ctx was built from, to keep the same ctx (and so every
 	// memo below it) when nothing changed.
 	parentCtx *dirCtx
 	repo      *repoInfo
+	files     *dirFiles
 	gitGen    uint64
 	ignGen    uint64
 	// deepest is the length of the path of the deepest directory among
@@ -575,8 +619,18 @@ type dirState struct {
 
 // dirStateFor returns the up-to-date state of the absolute, clean
 // directory dir. Callers hold c.mu.
-func (c *Cache) dirStateFor(dir string, now int64) *dirState {
-	st := c.dirs[dir]
+func (c *Cache) dirStateFor(dir string, now int64) *dirState { return c.dirStateAt(dir, now, -1) }
+
+// dirStateAt is dirStateFor with at, unless it is -1, a descriptor on dir
+// opened through the Jail, for its ".git" and ".gitignore" (see
+// cachedFile.loadAt); dir's ancestors are looked at as dirStateFor does.
+func (c *Cache) dirStateAt(dir string, now int64, at int) *dirState {
+	return c.dirStateFrom(dir, c.dirs[dir], now, at)
+}
+
+// dirStateFrom is dirStateAt for a caller that has looked up c.dirs[dir]
+// (st, nil if none) already.
+func (c *Cache) dirStateFrom(dir string, st *dirState, now int64, at int) *dirState {
 	if st != nil && c.trusted(st.checked, st.wgen, st.watched, now) {
 		return st
 	}
@@ -590,7 +644,20 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 		ps := c.dirStateFor(parent, now)
 		pctx, pdeep, watched = ps.ctx, ps.deepest, ps.watched
 	}
-	gitF := c.file(joinClean(dir, ".git"), false, true).load(c, now)
+	files := c.dirFilesOf(dir, st)
+	// The .gitignore is looked at inside a repository only (below, once
+	// .git is known; a .git seen last time stands for that here).
+	needIgn := pctx.repo != nil || files.git.key.exists
+	if at < 0 && (!c.trusted(files.git.checked, files.git.wgen, files.git.watched, now) ||
+		needIgn && !c.trusted(files.ign.checked, files.ign.wgen, files.ign.watched, now)) {
+		// Something must be looked at: through a descriptor on dir that
+		// the Jail opens, when it can, rather than by path.
+		if fd := c.openDirFd(dir); fd >= 0 {
+			at = fd
+			defer closeDirFd(fd)
+		}
+	}
+	gitF := files.git.loadAt(c, now, at)
 	watched = watched && gitF.watched
 	var repo *repoInfo
 	if gitF.key.exists {
@@ -602,7 +669,7 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 	}
 	var ignF *cachedFile
 	if repo != nil || pctx.repo != nil {
-		ignF = c.file(joinClean(dir, ".gitignore"), false, false).load(c, now)
+		ignF = files.ign.loadAt(c, now, at)
 		watched = watched && ignF.watched
 	}
 	if st != nil && st.parentCtx == pctx && st.repo == repo && st.gitGen == gitF.gen &&
@@ -627,13 +694,138 @@ func (c *Cache) dirStateFor(dir string, now int64) *dirState {
 	}
 	if len(c.dirs) >= maxCachedDirs {
 		clear(c.dirs)
+		c.real = nil
+		c.lastReal = nil
 	}
-	if c.dirs[dir] == nil {
+	if st == nil {
+		// A new entry (or, should another call have stored one while
+		// the lock was let go, counted twice: an over-estimate).
 		c.charge(entryOverhead + len(dir))
 	}
-	st = &dirState{checked: now, watched: watched, wgen: gen, ctx: ctx, parentCtx: pctx, repo: repo, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
+	st = &dirState{checked: now, watched: watched, wgen: gen, ctx: ctx, inRepo: ctx.repo, rel: ctx.rel, parentCtx: pctx, repo: repo, files: files, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
 	c.dirs[dir] = st
 	return st
+}
+
+// openDirFd opens dir through the Jail as a bare descriptor, when the
+// Jail can (a DirFdOpener) and dir lies inside its roots; -1 otherwise,
+// and on any error (the caller then looks by path, through the Jail for
+// what it reads, as without a descriptor). Callers hold c.mu, which is
+// let go for the open.
+func (c *Cache) openDirFd(dir string) int {
+	d, ok := c.Jail.(DirFdOpener)
+	if !ok || !c.Jail.Contains(dir) {
+		return -1
+	}
+	c.mu.Unlock()
+	fd, err := d.OpenDirFd(dir)
+	c.mu.Lock()
+	if err != nil {
+		return -1
+	}
+	return fd
+}
+
+// realTop is one top's part of Cache.real.
+type realTop struct {
+	top  string
+	dirs map[string]*dirState // by the directory relative to top ("" for top)
+}
+
+// realDirs returns top's part of c.real (nil if none). Callers hold c.mu.
+func (c *Cache) realDirs(top string) map[string]*dirState {
+	for i := range c.real {
+		if c.real[i].top == top {
+			return c.real[i].dirs
+		}
+	}
+	return nil
+}
+
+// rememberReal records in c.real that st, the state of dir (absolute,
+// clean, top or below it), was vouched for from top. Callers hold c.mu.
+func (c *Cache) rememberReal(top, dir string, st *dirState) {
+	rel := ""
+	if len(dir) > len(top) {
+		if rel = dir[len(top):]; rel[0] == os.PathSeparator {
+			rel = rel[1:]
+		}
+	}
+	k := -1
+	for i := range c.real {
+		if c.real[i].top == top {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		if len(c.real) >= maxRealTops {
+			c.real = c.real[:0] // many tops (roots added and removed): start over
+		}
+		c.real = append(c.real, realTop{top: strings.Clone(top), dirs: map[string]*dirState{}})
+		k = len(c.real) - 1
+	}
+	rt := c.real[k]
+	old, seen := rt.dirs[rel]
+	if old == st {
+		return
+	}
+	// The key kept is a copy, never the caller's path; the one an older
+	// state of dir was filed under serves again.
+	if seen && old != nil && old.realTop == rt.top && old.realKey == rel {
+		rel = old.realKey
+	} else {
+		rel = strings.Clone(rel)
+	}
+	if !seen {
+		c.charge(entryOverhead + len(rel))
+		if c.real == nil {
+			return // the charge dropped everything, rt.dirs with it
+		}
+	}
+	rt.dirs[rel] = st
+	st.realTop, st.realKey = rt.top, rel
+}
+
+// maxRealTops bounds the tops c.real keeps (a Host has one per root).
+const maxRealTops = 64
+
+// dirFiles are the two files a directory's state is built from, its
+// ".git" (only its existence and type matter) and its ".gitignore" (not
+// followed if a link). They are kept with the directory's state, and
+// handed on when it is rebuilt, rather than in c.files: one allocation
+// and one path string per directory, no map entry.
+type dirFiles struct {
+	git, ign cachedFile
+}
+
+// dirFilesOf returns dir's files: those of old (dir's state when the
+// caller looked), else new ones (charged as two c.file entries). Callers
+// hold c.mu.
+func (c *Cache) dirFilesOf(dir string, old *dirState) *dirFiles {
+	if old != nil && old.files != nil {
+		return old.files
+	}
+	ign := joinClean(dir, ".gitignore")
+	git := ign[:len(ign)-len("ignore")] // dir's ".git"
+	c.charge(2*entryOverhead + 2*len(ign) + 2*len(git))
+	fs := &dirFiles{}
+	fs.git.path, fs.git.statOnly = git, true
+	fs.ign.path = ign
+	return fs
+}
+
+// flatOf is st.ctx.flatFor(), kept in st once there is one (st.ctx never
+// changes).
+func (st *dirState) flatOf() *flatRules {
+	if f := st.flat.Load(); f != nil {
+		return f
+	}
+	f := st.ctx.flatFor()
+	if f != nil {
+		st.flat.Store(f)
+	}
+	return f
 }
 
 // joinClean is filepath.Join(dir, name) for a clean dir and a plain name,
@@ -655,19 +847,21 @@ func joinClean(dir, name string) string {
 // directory that does exist, by the rules in force there, and is not
 // remembered: made-up paths cost no memory. exists tells it that the
 // caller has just found dir to be a directory (it then looks for no
-// deeper existing one). Callers hold c.mu.
-func (c *Cache) dirStateForPathIn(dir string, now int64, exists bool) *dirState {
-	if st := c.dirs[dir]; st != nil && c.trusted(st.checked, st.wgen, st.watched, now) {
-		return st
+// deeper existing one), and at, unless it is -1, is a descriptor on it
+// opened through the Jail (see dirStateAt). Callers hold c.mu.
+func (c *Cache) dirStateForPathIn(dir string, now int64, exists bool, at int) *dirState {
+	known := c.dirs[dir]
+	if known != nil && c.trusted(known.checked, known.wgen, known.watched, now) {
+		return known
 	}
-	base := dir
-	if !exists {
-		base = c.deepestDir(dir)
+	if exists {
+		return c.dirStateFrom(dir, known, now, at)
 	}
-	st := c.dirStateFor(base, now)
+	base := c.deepestDir(dir)
 	if base == dir {
-		return st
+		return c.dirStateFrom(dir, known, now, -1)
 	}
+	st := c.dirStateAt(base, now, -1)
 	// Every missing directory adds only its name to the context: rel is
 	// the one string for the deepest, each level a prefix of it.
 	missing := dir[len(base):]
@@ -692,7 +886,7 @@ func (c *Cache) dirStateForPathIn(dir string, now int64, exists bool) *dirState 
 		abs += len(name) + 1
 		x = &dirCtx{repo: x.repo, chain: x.chain, rel: full[:off], needsPath: x.needsPath}
 	}
-	return &dirState{ctx: x, deepest: deepest}
+	return &dirState{ctx: x, inRepo: x.repo, rel: x.rel, deepest: deepest}
 }
 
 // deepestDir returns the longest prefix of dir (absolute and clean) that

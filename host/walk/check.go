@@ -158,8 +158,21 @@ type batch struct {
 	// one that matched the path itself.
 	verdict bool
 	// knownDir, for Batch.CheckInDir: a directory the caller has just
-	// opened, taken as existing without a look.
+	// opened, taken as existing without a look; knownFd, unless -1, a
+	// descriptor on it opened through the Jail (CheckInDirFd).
 	knownDir string
+	knownFd  int
+	// scratch, when not nil, is where judgeRel builds its keys (a Batch's,
+	// kept for its questions).
+	scratch []byte
+}
+
+// fdFor is the caller's descriptor on dir (CheckInDirFd), or -1.
+func (b *batch) fdFor(dir string) int {
+	if b.knownDir == "" || dir != b.knownDir {
+		return -1
+	}
+	return b.knownFd
 }
 
 // judge answers for one path. It never holds c.mu while matching.
@@ -240,10 +253,11 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	}
 	ps := known
 	if ps == nil || !c.trusted(ps.checked, ps.wgen, ps.watched, now) {
-		ps = c.dirStateForPathIn(parent, now, parent == b.knownDir) // as its first lookup would
+		ps = c.dirStateForPathIn(parent, now, parent == b.knownDir, b.fdFor(parent)) // as its first lookup would
 	}
 	if requireReal {
 		ps.realGen = c.gen + 1
+		c.rememberReal(top, parent, ps) // for judgeRel
 	}
 	x := ps.ctx
 	// The repository that judges the path is the one holding its parent
@@ -251,7 +265,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	judge := x.repo
 	if dirHint {
 		if pp, _ := splitClean(path); pp != path {
-			judge = c.dirStateForPathIn(pp, now, pp == b.knownDir).ctx.repo
+			judge = c.dirStateForPathIn(pp, now, pp == b.knownDir, b.fdFor(pp)).ctx.repo
 		}
 	}
 	var ix *gitIndex
@@ -270,7 +284,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	// only when a rule (or an ignored directory above) has a say: for the
 	// common untracked-and-unmatched path it costs nothing.
 	tracked := func() bool {
-		return x.repo == judge && (ix.covers(x.rel+name) || opts.Pathspec && ix.matchesPathspec(x.rel+name))
+		return ix != nil && x.repo == judge && (ix.covers(x.rel+name) || opts.Pathspec && ix.matchesPathspec(x.rel+name))
 	}
 	limit := len(top)
 	if top == "" {

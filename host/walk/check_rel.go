@@ -32,6 +32,11 @@ func (c *Cache) IsIgnoredIfRealRel(ctx context.Context, top, rel string, dir boo
 // CheckIfRealRel is CheckIfReal for the path top+"/"+rel given apart, as
 // Cache.IsIgnoredIfRealRel takes it.
 func (b *Batch) CheckIfRealRel(ctx context.Context, top, rel string, dir bool) (Match, bool, error) {
+	if b.asked++; b.asked == 2 {
+		// A Batch of many questions builds its keys in a buffer of its
+		// own (one of one question, on the stack).
+		b.b.scratch = make([]byte, 0, 2*keyBufSize)
+	}
 	b.vouch = false
 	b.b.real = &b.vouch
 	m, err := b.c.judgeRel(ctx, top, rel, dir, b.opts, &b.b)
@@ -47,16 +52,12 @@ func joinTop(top, rel string) string {
 	return top + "/" + rel
 }
 
-// appendTop appends top+"/"+rel (rel "" leaves top) to dst.
-func appendTop(dst []byte, top, rel string) []byte {
-	dst = append(dst, top...)
+// joinTopRel is top+"/"+rel, or top for rel "".
+func joinTopRel(top, rel string) string {
 	if rel == "" {
-		return dst
+		return top
 	}
-	if top != "/" {
-		dst = append(dst, '/')
-	}
-	return append(dst, rel...)
+	return joinTop(top, rel)
 }
 
 // relBelow is abs relative to root when abs lies strictly below root.
@@ -98,9 +99,6 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	} else if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		dirRel, name = rel[:i], rel[i+1:]
 	}
-	var kb [keyBufSize]byte
-	key := appendTop(kb[:0], top, dirRel)
-
 	c.mu.Lock()
 	if !b.synced {
 		// The clock is read only when something not vouched for by the
@@ -112,41 +110,50 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		c.mu.Unlock()
 		return Match{}, nil
 	}
-	// The memo of the parent directory, vouched for at this gen by a
-	// judge that walked the watches from top down to it (see judge).
-	keyStr := unsafe.String(unsafe.SliceData(key), len(key)) // on the stack: not kept
-	ps := c.dirs[keyStr]
 	clock := func() int64 {
 		if b.now == 0 {
 			b.now = c.now()
 		}
 		return b.now
 	}
-	if ps == nil || ps.realGen != c.gen+1 || !(ps.checked != 0 && ps.watched && ps.wgen == c.gen) && !c.trusted(ps.checked, ps.wgen, ps.watched, clock()) {
-		c.mu.Unlock()
-		return slow()
+	// usable: vouched for at this gen, and trusted.
+	usable := func(ps *dirState) bool {
+		return ps != nil && ps.realGen == c.gen+1 && (ps.checked != 0 && ps.watched && ps.wgen == c.gen || c.trusted(ps.checked, ps.wgen, ps.watched, clock()))
 	}
-	x := ps.ctx
-	if dir && (x.repo == nil || x.rel == "") {
+	// The memo of the parent directory, vouched for at this gen by a
+	// judge that walked the watches from top down to it (see judge),
+	// found by its path relative to top (no key to build), or the one
+	// found last when it is the same (siblings in a row).
+	ps := c.lastReal
+	if ps == nil || ps.realKey != dirRel || ps.realTop != top || !usable(ps) {
+		ps = c.realDirs(top)[dirRel]
+		c.lastReal = ps
+		if !usable(ps) {
+			c.mu.Unlock()
+			return slow()
+		}
+	}
+	repo, xrel := ps.inRepo, ps.rel // ps.ctx's, kept on ps
+	if dir && (repo == nil || xrel == "") {
 		// A repository's root, or no repository: judge, which asks the
 		// parent's repository.
 		c.mu.Unlock()
 		return slow()
 	}
 	// For "dir/", the repository holding dir (it is not that
-	// repository's root) is the one holding its parent: x.repo judges.
+	// repository's root) is the one holding its parent: repo judges.
 	*b.real = true
 	var ix *gitIndex
-	if x.repo != nil && !opts.NoIndex {
-		if f := x.repo.indexFile; f != nil && f.checked != 0 && f.watched && f.wgen == c.gen && f.index != nil && f.indexGen == f.gen {
+	if repo != nil && !opts.NoIndex {
+		if f := repo.indexFile; f != nil && f.checked != 0 && f.watched && f.wgen == c.gen && f.index != nil && f.indexGen == f.gen {
 			ix = f.index // what indexFor returns for a file the watches vouch for
 		} else {
-			ix = c.indexFor(x.repo, clock())
+			ix = c.indexFor(repo, clock())
 		}
 	}
 	untracked := ix != nil && ps.untracked == ix
 	c.mu.Unlock()
-	if x.repo == nil {
+	if repo == nil {
 		return Match{}, nil // outside every repository
 	}
 	var ixErr error
@@ -154,15 +161,21 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		ixErr, ix = ix.err, nil
 	}
 	// The path relative to the repository: rel itself when top is the
-	// repository's root (x.rel is then rel's directory part and a '/'),
-	// else built on the stack.
+	// repository's root (xrel is then rel's directory part and a '/'),
+	// else built in the Batch's scratch buffer, or on the stack (zeroed
+	// only then).
 	relRepo := rel
 	if dir {
-		relRepo = x.rel // "dir/"
-	} else if x.repo.root != top || len(x.rel) != len(rel)-len(name) {
-		var rb [keyBufSize]byte
-		b := append(append(rb[:0], x.rel...), name...)
-		relRepo = unsafe.String(unsafe.SliceData(b), len(b))
+		relRepo = xrel // "dir/"
+	} else if repo.root != top || len(xrel) != len(rel)-len(name) {
+		var rb []byte
+		if b.scratch != nil {
+			rb = append(append(b.scratch[:0], xrel...), name...)
+		} else {
+			var kb [keyBufSize]byte
+			rb = append(append(kb[:0], xrel...), name...)
+		}
+		relRepo = unsafe.String(unsafe.SliceData(rb), len(rb))
 	}
 	if ps.deepest > len(top) {
 		// A directory between top and the path is ignored. The index
@@ -170,7 +183,7 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		// that ignored directory; when it does not, nothing below it is
 		// tracked either.
 		if !untracked && ix != nil {
-			if d, ok := relBelow(keyStr[:ps.deepest], x.repo.root); ok && !ix.covers(d) {
+			if d, ok := relBelow(joinTopRel(top, dirRel)[:ps.deepest], repo.root); ok && !ix.covers(d) {
 				untracked = true
 				c.mu.Lock()
 				ps.untracked = ix
@@ -185,7 +198,13 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	if err := ctx.Err(); err != nil {
 		return Match{}, err
 	}
-	rf, i, rd, j := x.decideBoth(relRepo, name)
+	var rf, rd *ruleSet
+	var i, j int
+	if f := ps.flatOf(); f != nil {
+		rf, i, rd, j = f.decideBoth(relRepo, name)
+	} else {
+		rf, i, rd, j = ps.ctx.decideLevels(relRepo, name)
+	}
 	if rf == nil && rd == nil {
 		return Match{}, ixErr
 	}

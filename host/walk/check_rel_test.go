@@ -4,8 +4,11 @@ package walk
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -163,5 +166,135 @@ func TestIfRealRelIndexChange(t *testing.T) {
 	}
 	if ig, err := c.IsIgnored(ctx, e.repo, filepath.Join(e.repo, rel)); err != nil || ig {
 		t.Fatalf("IsIgnored after git add -f: %v %v", ig, err)
+	}
+}
+
+// The warm path's memo (Cache.real) is dropped with everything else when
+// the bound is reached: under a bound small enough to flush every few
+// questions, IsIgnoredIfRealRel still answers as IsIgnored, and still
+// answers warm between flushes.
+func TestIfRealRelUnderFlushes(t *testing.T) {
+	e, paths := checkRelTree(t)
+	c := e.cache()
+	defer c.Close()
+	c.maxBytes = 16 << 10
+	ctx := context.Background()
+	top := e.repo
+	warm := 0
+	for round := range 2 {
+		for _, p := range paths {
+			dir := strings.HasSuffix(p, "/")
+			rel := strings.TrimSuffix(p, "/")
+			abs := filepath.Join(top, rel)
+			if dir {
+				abs += "/"
+			}
+			want, err := c.IsIgnored(ctx, top, abs)
+			must(t, err)
+			got, ok, err := c.IsIgnoredIfRealRel(ctx, top, rel, dir)
+			must(t, err)
+			if ok {
+				warm++
+				if got != want {
+					t.Errorf("round %d: IsIgnoredIfRealRel(%q) = %v, IsIgnored %v", round, p, got, want)
+				}
+			}
+		}
+	}
+	if c.flushes < 4 {
+		t.Errorf("%d flushes: the bound was not reached, the test tests nothing", c.flushes)
+	}
+	if warm == 0 {
+		t.Errorf("nothing answered warm")
+	}
+}
+
+// Siblings asked in a row share one look-up (Cache.lastReal); after an
+// edit in their directory they must be answered by the new rules, and
+// answered warm again once judged (a remembered state gone stale must not
+// keep sending them the slow way).
+func TestIfRealRelSiblingsAfterEdit(t *testing.T) {
+	e := newGitEnv(t, false)
+	e.write("d/.gitignore", "*.log\n")
+	names := []string{"a.go", "b.log", "c.txt", "e.go"}
+	for _, n := range names {
+		e.write("d/"+n, "")
+	}
+	c := e.cache()
+	defer c.Close()
+	ctx := context.Background()
+	ask := func(round int, want func(string) bool, mustWarm bool) {
+		t.Helper()
+		for _, n := range names {
+			rel := "d/" + n
+			got, ok, err := c.IsIgnoredIfRealRel(ctx, e.repo, rel, false)
+			must(t, err)
+			if !ok {
+				if mustWarm {
+					t.Errorf("round %d: %s not answered warm", round, rel)
+				}
+				ig, err := c.IsIgnored(ctx, e.repo, filepath.Join(e.repo, rel))
+				must(t, err)
+				got = ig
+			}
+			if got != want(n) {
+				t.Errorf("round %d: %s ignored %v, want %v", round, rel, got, want(n))
+			}
+		}
+	}
+	isLog := func(n string) bool { return strings.HasSuffix(n, ".log") }
+	isGo := func(n string) bool { return strings.HasSuffix(n, ".go") }
+	ask(0, isLog, false)
+	ask(1, isLog, false)
+	ask(2, isLog, true)
+	e.write("d/.gitignore", "*.go\n")
+	ask(3, isGo, false)
+	ask(4, isGo, false)
+	ask(5, isGo, true)
+}
+
+// BenchmarkIfRealRelOrder is a warm IsIgnoredIfRealRel over the same
+// paths sorted (siblings together: one look-up of their directory, see
+// Cache.lastReal) and shuffled.
+func BenchmarkIfRealRelOrder(b *testing.B) {
+	e := newGitEnv(b, false)
+	e.write(".gitignore", "*.log\nbuild/\n")
+	var rels []string
+	for d := range 100 {
+		dir := fmt.Sprintf("p%02d/d%d", d%10, d)
+		if d%5 == 0 {
+			e.write(dir+"/.gitignore", "[a-c]*.txt\n")
+		}
+		for f := range 10 {
+			rel := fmt.Sprintf("%s/%c%d.%s", dir, 'a'+f%5, f, []string{"go", "txt", "log"}[f%3])
+			e.write(rel, "")
+			rels = append(rels, rel)
+		}
+	}
+	c := e.cache()
+	defer c.Close()
+	ctx := context.Background()
+	shuffled := slices.Clone(rels)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for _, order := range []struct {
+		name  string
+		paths []string
+	}{{"sorted", rels}, {"shuffled", shuffled}} {
+		b.Run(order.name, func(b *testing.B) {
+			pass := func() {
+				for _, rel := range order.paths {
+					if _, _, err := c.IsIgnoredIfRealRel(ctx, e.repo, rel, false); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			for range 3 {
+				pass() // watch, then vouch
+			}
+			for b.Loop() {
+				pass()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(order.paths)), "ns/path")
+		})
 	}
 }

@@ -65,6 +65,18 @@ type Jail interface {
 	EnterRoots(path string, follow bool) (string, bool)
 }
 
+// DirFdOpener is what a Jail may offer besides Open: OpenDirFd opens the
+// directory path (absolute) through the jail as Open would (symbolic
+// links followed inside the roots, any way out refused) and returns a
+// bare descriptor on it, which the Cache closes, or an error (an error
+// matching errors.ErrUnsupported, or any other, makes the Cache use Open
+// instead). The Cache then looks at a ".gitignore" or ".git" in it with
+// fstatat and openat(O_NOFOLLOW) on that descriptor. The Host's jail
+// offers it (jail.Jail.OpenDirFd).
+type DirFdOpener interface {
+	OpenDirFd(path string) (int, error)
+}
+
 // readFile reads (or, with statOnly, only identifies) path for load, whose
 // stat by path gave key. It returns the file's key and contents and
 // whether they were read through c.Jail. Without a Jail, or for a file

@@ -26,8 +26,25 @@ func (tj testJail) Open(p string) (*os.File, error) {
 	return f, err
 }
 
-// jailedCache is e.cache() confined by a jail whose roots are roots.
+// testJailFd is testJail with OpenDirFd (DirFdOpener), as the Host wires
+// it: a .gitignore or .git is looked at relative to a bare descriptor.
+type testJailFd struct{ testJail }
+
+func (tj testJailFd) OpenDirFd(p string) (int, error) {
+	fd, _, err := tj.j.OpenDirFd("", p)
+	return fd, err
+}
+
+// jailedCache is e.cache() confined by a jail whose roots are roots, as
+// the Host wires it (DirFdOpener offered).
 func (e *gitEnv) jailedCache(roots ...string) *Cache {
+	c := e.jailedCacheOpenOnly(roots...)
+	c.Jail = testJailFd{c.Jail.(testJail)}
+	return c
+}
+
+// jailedCacheOpenOnly is jailedCache with a Jail that offers Open alone.
+func (e *gitEnv) jailedCacheOpenOnly(roots ...string) *Cache {
 	e.t.Helper()
 	j, err := jail.New(roots[0], roots[1:], jail.Jailed, e.home)
 	must(e.t, err)
@@ -220,6 +237,7 @@ func TestJailConfinesRepositoryFiles(t *testing.T) {
 			tc.setup(e)
 
 			got := answers(t, e, e.jailedCache(e.repo), probes)
+			gotOpen := answers(t, e, e.jailedCacheOpenOnly(e.repo), probes)
 			if tc.leaks {
 				// The attack works without the Jail (and with git).
 				if open := answers(t, e, e.cache(), probes); !open["hunter2"] && !open["x.go"] {
@@ -232,6 +250,9 @@ func TestJailConfinesRepositoryFiles(t *testing.T) {
 			want := gitAnswers(t, e, probes)
 			if d := diffAnswers(want, got); d != "" {
 				t.Errorf("jailed answers with the secret present differ from git's without it:\n%s", d)
+			}
+			if d := diffAnswers(want, gotOpen); d != "" {
+				t.Errorf("jailed answers (Open only) with the secret present differ from git's without it:\n%s", d)
 			}
 			if d := diffAnswers(want, answers(t, e, e.jailedCache(e.repo), probes)); d != "" {
 				t.Errorf("jailed answers without the secret differ from git's:\n%s", d)

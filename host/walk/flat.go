@@ -36,6 +36,19 @@ type flatRules struct {
 	pthLens uint64
 	byExt   map[string][]int32 // basename globs by extension, ranks ascending
 	globs   []int32            // every other rule, ranks ascending
+	// nmBits and extBits have keyBit(k) set for each key k of byNm and
+	// byExt: a name whose bit is clear is not looked up (most names are
+	// in neither map, and the bit costs no memory access).
+	nmBits, extBits uint64
+}
+
+// keyBit is a 64-bit mask with one bit for k, from its length and last
+// byte: two keys with different bits differ.
+func keyBit(k string) uint64 {
+	if k == "" {
+		return 1
+	}
+	return 1 << ((uint(len(k))*7 + uint(k[len(k)-1])) & 63)
 }
 
 // flatEnt is one rule of a flatRules: rule i of rs, matched against the
@@ -111,7 +124,9 @@ func mergeRules(x *dirCtx) *flatRules {
 			}
 			switch r.kind {
 			case kindName:
-				top(&f.byNm, key(r.pattern))
+				k := key(r.pattern)
+				top(&f.byNm, k)
+				f.nmBits |= keyBit(k)
 			case kindPath:
 				k := key(rs.base[:base] + r.pattern)
 				top(&f.byPth, k)
@@ -122,6 +137,7 @@ func mergeRules(x *dirCtx) *flatRules {
 				}
 				e := key(rs.extKey(r)[1:])
 				f.byExt[e] = append(f.byExt[e], k)
+				f.extBits |= keyBit(e)
 			default:
 				f.globs = append(f.globs, k)
 			}
@@ -152,8 +168,10 @@ func (f *flatRules) decideBoth(relPath, name string) (rf *ruleSet, i int, rd *ru
 		if f.fold {
 			k = lowerASCII(k)
 		}
-		if t, ok := f.byNm[k]; ok {
-			take(t)
+		if f.nmBits&keyBit(k) != 0 {
+			if t, ok := f.byNm[k]; ok {
+				take(t)
+			}
 		}
 	}
 	if f.byPth != nil && f.pthLens&(1<<min(len(relPath), 63)) != 0 {
@@ -198,7 +216,11 @@ func (f *flatRules) decideBoth(relPath, name string) (rf *ruleSet, i int, rd *ru
 			if f.fold {
 				k = lowerASCII(k)
 			}
-			for _, r := range f.byExt[k] {
+			var ranks []int32
+			if f.extBits&keyBit(k) != 0 {
+				ranks = f.byExt[k]
+			}
+			for _, r := range ranks {
 				if r >= bf && r >= bd {
 					break
 				}

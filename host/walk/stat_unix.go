@@ -55,6 +55,43 @@ func statKey(path string, follow bool) fileKey {
 	return keyOf(&st)
 }
 
+// statKeyAt is statKey for the entry name of the directory open on dirfd,
+// a final symbolic link not followed: one fstatat on the descriptor, no
+// path walk. Any error gives the zero key: absent.
+func statKeyAt(dirfd int, name string) fileKey {
+	var st unix.Stat_t
+	if _, err := retryEINTR(func() (int, error) { return 0, unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+		return fileKey{}
+	}
+	return keyOf(&st)
+}
+
+// closeDirFd closes a descriptor a DirFdOpener returned.
+func closeDirFd(fd int) { unix.Close(fd) }
+
+// readAt is readJailed without follow for the entry name of the
+// directory open on dirfd, which the caller opened through the jail: a
+// symbolic link counts as absent, the file is opened relative to the
+// descriptor with O_NOFOLLOW (nothing is looked up by path), and only a
+// regular file is read. key is what statKeyAt gave a moment before: an
+// absent, link or statOnly key is the answer without another call.
+func readAt(dirfd int, name string, statOnly bool, key fileKey) (fileKey, []byte) {
+	if !key.exists || key.isLink {
+		return fileKey{}, nil
+	}
+	if statOnly || key.isDir {
+		return key, nil
+	}
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return fileKey{}, nil
+	}
+	defer unix.Close(fd)
+	return readOpened(fd, false)
+}
+
 // readFileNoFollow reads a whole regular file by path; without follow a
 // final symbolic link is refused, as git refuses to follow an in-tree
 // .gitignore link. Anything but a regular file is refused (see
@@ -127,6 +164,14 @@ func readJailed(j Jail, path string, follow, statOnly bool) (key fileKey, data [
 	name := path
 	if !follow {
 		name = filepath.Dir(path)
+		if d, ok := j.(DirFdOpener); ok {
+			// The directory as a bare descriptor: no os.File to make.
+			if fd, err := d.OpenDirFd(name); err == nil {
+				defer unix.Close(fd)
+				base := filepath.Base(path)
+				return readAt(fd, base, statOnly, statKeyAt(fd, base))
+			}
+		}
 	}
 	f, err := j.Open(name)
 	if err != nil {

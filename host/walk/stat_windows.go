@@ -116,3 +116,15 @@ func isDirPath(path string) bool {
 	fi, err := os.Lstat(path)
 	return err == nil && fi.IsDir()
 }
+
+// statKeyAt is never called here: no caller has a directory descriptor
+// to give (jail.OpenDirFd is unsupported), so at is always -1.
+func statKeyAt(dirfd int, name string) fileKey { return fileKey{} }
+
+// readAt: see statKeyAt.
+func readAt(dirfd int, name string, statOnly bool, key fileKey) (fileKey, []byte) {
+	return fileKey{}, nil
+}
+
+// closeDirFd: see statKeyAt (no descriptor is ever opened here).
+func closeDirFd(fd int) {}
