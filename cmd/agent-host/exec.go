@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/agenthost/agenthost/host"
 	"github.com/agenthost/agenthost/internal/cli"
@@ -56,6 +53,8 @@ const (
 // which then stops the command (SIGTERM to its process group, SIGKILL
 // after the kill grace); so does the timeout (exit 124).
 func cmdExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	intr := catchInterrupts() // installed while the flags are parsed and the Host opened
+	defer intr.stop()
 	fs, hf := newFlagSet("exec", stderr)
 	timeout := fs.Duration("timeout", 0, "timeout `D` (default 2m, at most 10m; larger is clamped)")
 	combined := fs.Bool("combined", false, "interleave standard error into standard output, in order")
@@ -82,7 +81,7 @@ func cmdExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer h.Close()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := intr.context()
 	defer stop()
 	req := host.ExecRequest{
 		Command:        strings.Join(pos, " "),
@@ -96,11 +95,12 @@ func cmdExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !captured {
 		// A reader of our output that went away (`| head`) must not kill
 		// agent-host with SIGPIPE before it has stopped the command: the
-		// write fails instead, and the command's next write with it.
-		sigpipe := make(chan os.Signal, 1)
-		signal.Notify(sigpipe, syscall.SIGPIPE)
-		defer signal.Stop(sigpipe)
-		req.Stdout, req.Stderr = stdout, rawWriter(stderr)
+		// write fails instead, and the command's next write with it. So
+		// do the messages after the run, in the same voice.
+		sout, raw, release := brokenPipeIsError(stdout, rawWriter(stderr))
+		defer release()
+		req.Stdout, req.Stderr = sout, raw
+		stderr = withWriter(stderr, raw)
 	}
 	out, err := h.Exec(ctx, req)
 	if err != nil {
@@ -181,6 +181,17 @@ func commandStdin(stdin io.Reader) io.Reader {
 func rawWriter(w io.Writer) io.Writer {
 	if e, ok := w.(*errOut); ok {
 		return e.Writer
+	}
+	return w
+}
+
+// withWriter returns stderr, the program's standard error as run wraps
+// it, writing to w instead (w itself when stderr is not wrapped).
+func withWriter(stderr, w io.Writer) io.Writer {
+	if e, ok := stderr.(*errOut); ok {
+		c := *e
+		c.Writer = w
+		return &c
 	}
 	return w
 }
