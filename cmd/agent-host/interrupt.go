@@ -19,7 +19,10 @@ var exitAfterRun bool
 // subcommand parses its flags and opens its Host: the first signal.Notify
 // of a process starts the runtime's signal-mask thread and waits for it
 // once per signal, a few hundred microseconds in all, which would
-// otherwise lie on the way to the command's start.
+// otherwise lie on the way to the command's start. (With exec's one
+// processor the goroutine runs whenever the subcommand waits in a system
+// call; measured at load 11, 0.5 ms less wall time than installing them
+// in line.)
 //
 // The same goroutine then has package os probe, once per process, whether
 // this kernel's pidfds work (os.FindProcess does; a start would do it
