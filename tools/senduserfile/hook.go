@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/agenthost/agenthost/host"
@@ -146,7 +147,7 @@ func Message(res Result) string {
 func message(res Result, name func(File) string) string {
 	var notes []string
 	if res.Staged > 0 {
-		notes = append(notes, fmt.Sprintf("copied %d file(s) from outside the session's working directory into .agent-harness/outbox/, so Remote Control can open them", res.Staged))
+		notes = append(notes, "copied "+strconv.Itoa(res.Staged)+" file(s) from outside the session's working directory into .agent-harness/outbox/, so Remote Control can open them")
 	}
 	if res.Kept > 0 {
 		var kept []string
