@@ -54,15 +54,6 @@ const (
 // which then stops the command (SIGTERM to its process group, SIGKILL
 // after the kill grace); so does the timeout (exit 124).
 func cmdExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	// One processor: a one-shot exec mostly waits for its command, and
-	// with a second P idle beside one in a system call the runtime keeps
-	// its monitor thread polling every 20 µs and starts threads to look
-	// for work that never comes (0.2-0.5 ms of CPU per run, measured).
-	if exitAfterRun {
-		runtime.GOMAXPROCS(1)
-	}
-	intr := catchInterrupts() // installed while the flags are parsed and the Host opened
-	defer intr.stop()
 	fs, hf := newFlagSet("exec", stderr)
 	timeout := fs.Duration("timeout", 0, "timeout `D` (default 2m, at most 10m; larger is clamped)")
 	combined := fs.Bool("combined", false, "interleave standard error into standard output, in order")
@@ -82,6 +73,18 @@ func cmdExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *maxOutput > 0 && !captured {
 		return usageFail(stderr, "exec", "--max-output applies to --capture and --json (without them the output is streamed uncut)")
 	}
+	// One processor for an unsandboxed one-shot exec, which mostly waits
+	// for its command: with a second P idle beside one in a system call
+	// the runtime keeps its monitor thread polling every 20 µs and starts
+	// threads to look for work that never comes (0.1-0.3 ms per run,
+	// measured). Not with the sandbox, whose set-up runs goroutines
+	// while the helper starts: there the one P made a run slower (19.9 ->
+	// 23.1 ms at load 16), each waiting for the monitor to hand it over.
+	if exitAfterRun && hf.sandbox.Off {
+		runtime.GOMAXPROCS(1)
+	}
+	intr := catchInterrupts() // installed while the Host is opened and the shell found
+	defer intr.stop()
 	warnOff()
 	h, err := hf.open()
 	if err != nil {
