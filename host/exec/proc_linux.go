@@ -24,8 +24,8 @@ type leader struct {
 // the process exits), not in a blocking waitid: so no thread is held in a
 // system call for the whole run, and once every goroutine of the run
 // waits, the runtime's monitor thread sleeps instead of waking every 20
-// µs to look at that thread (on a two-core machine that was a third of a
-// short run's CPU time).
+// µs to look at that thread (agent-host exec -- true: 5.33 -> 4.98 ms,
+// measured at load 4).
 func watch(cmd *osexec.Cmd) *leader {
 	l := &leader{cmd: cmd, exited: make(chan struct{})}
 	pid := cmd.Process.Pid
@@ -49,8 +49,8 @@ func watch(cmd *osexec.Cmd) *leader {
 	return l
 }
 
-// pollablePidfd returns pid's pidfd, non-blocking and registered with
-// the runtime's poller, or nil (no pidfd_open, or the poller refused it).
+// pollablePidfd returns pid's pidfd, non-blocking, as a file the runtime
+// polls when it can (waitPolled says), or nil without pidfd_open.
 func pollablePidfd(pid int) *os.File {
 	if !usePidfd || !havePidfd() {
 		return nil
