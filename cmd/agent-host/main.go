@@ -49,6 +49,7 @@ var synopses = map[string]string{
 
 func main() {
 	host.SandboxMain() // a sandboxed command's helper runs here and never returns
+	exitAfterRun = true
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,7 +85,7 @@ func AddSandboxFlags(fs *flag.FlagSet, policy *host.SandboxPolicy, stderr io.Wri
 		policy.AllowEnv = append(policy.AllowEnv, allow...)
 		policy.DenyRead = append(policy.DenyRead, deny...)
 		if policy.Off {
-			fmt.Fprintln(stderr, "agent-host: WARNING: --no-sandbox: commands run UNCONFINED and can read your secrets, write anywhere you can and use the network")
+			io.WriteString(stderr, "agent-host: WARNING: --no-sandbox: commands run UNCONFINED and can read your secrets, write anywhere you can and use the network\n")
 		}
 	}
 }
@@ -274,7 +275,7 @@ func PrintUsage(fs *flag.FlagSet) {
 // meaning and must not silently mean "unlimited".
 type nonNegativeInt int
 
-func (n *nonNegativeInt) String() string { return fmt.Sprint(int(*n)) }
+func (n *nonNegativeInt) String() string { return strconv.Itoa(int(*n)) }
 func (n *nonNegativeInt) Get() any       { return int(*n) }
 func (n *nonNegativeInt) Set(s string) error {
 	var v int

@@ -105,15 +105,7 @@ func LogDecision(d Decision, getenv func(string) string) error {
 		}
 		defer unlock()
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(line)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return appendLine(p, line)
 }
 
 // rotate shifts p to p.1, p.1 to p.2 and so on, dropping p.LogKeep.

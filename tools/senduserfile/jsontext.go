@@ -2,7 +2,6 @@ package senduserfile
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 )
@@ -18,6 +17,17 @@ type member struct {
 	keyRaw []byte // the key with its quotes, as written
 	key    string // the key decoded
 	val    []byte // the value, as written
+}
+
+// memberValue is the value of key in ms, as written, or nil when ms has
+// no such key.
+func memberValue(ms []member, key string) []byte {
+	for _, m := range ms {
+		if m.key == key {
+			return m.val
+		}
+	}
+	return nil
 }
 
 // objectMembers splits the JSON object raw (valid JSON) into its members.
@@ -37,8 +47,8 @@ func objectMembers(raw []byte) (ms []member, ok bool) {
 	for i < len(raw) {
 		k0 := i
 		k1 := skipValue(raw, k0)
-		var key string
-		if json.Unmarshal(raw[k0:k1], &key) != nil {
+		key, kok := jsonString(raw[k0:k1])
+		if !kok || raw[k0] != '"' {
 			return nil, false
 		}
 		i = skipSpace(raw, k1)

@@ -20,3 +20,17 @@ func tryLock(path string) (unlock func(), ok bool) {
 	}
 	return func() { f.Close() }, true
 }
+
+// appendLine appends line to the file at path (made 0600 when missing)
+// with one write in append mode.
+func appendLine(path string, line []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

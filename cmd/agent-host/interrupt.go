@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// exitAfterRun is set by main: the process exits as soon as its
+// subcommand returns, so a subcommand need not restore what it changed
+// process-wide (the signal handlers of exec).
+var exitAfterRun bool
+
+// interrupts catches SIGINT and SIGTERM for a subcommand that must stop
+// what it started before it exits (exec: the command's process group).
+//
+// The handlers are installed by a goroutine started at once, while the
+// subcommand parses its flags and opens its Host: the first signal.Notify
+// of a process starts the runtime's signal-mask thread and waits for it
+// once per signal, a few hundred microseconds in all, which would
+// otherwise lie on the way to the command's start. (With exec's one
+// processor the goroutine runs whenever the subcommand waits in a system
+// call; measured at load 11, 0.5 ms less wall time than installing them
+// in line.)
+//
+// The same goroutine then has package os probe, once per process, whether
+// this kernel's pidfds work (os.FindProcess does; a start would do it
+// first otherwise): the probe starts and waits for a process of its own,
+// a quarter of a millisecond more that need not wait for the flags either.
+type interrupts struct {
+	c     chan os.Signal
+	ready chan struct{} // closed once the handlers are installed
+	done  chan struct{} // closed once the goroutine has returned
+}
+
+func catchInterrupts() *interrupts {
+	in := &interrupts{c: make(chan os.Signal, 1), ready: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(in.done)
+		signal.Notify(in.c, os.Interrupt, syscall.SIGTERM)
+		close(in.ready)
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Release()
+		}
+	}()
+	return in
+}
+
+// context waits until the handlers are installed and returns a context
+// cancelled by the first SIGINT or SIGTERM from then on, and the function
+// that releases it.
+func (in *interrupts) context() (context.Context, context.CancelFunc) {
+	<-in.ready
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-in.c:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// stop waits for the goroutine and, unless the process
+// exits right after (exitAfterRun), gives the signals back their default
+// action, so that a later SIGINT ends the process again.
+func (in *interrupts) stop() {
+	<-in.done
+	if !exitAfterRun {
+		signal.Stop(in.c)
+	}
+}
