@@ -169,7 +169,8 @@ func TestStreamEscapeeCannotHoldExec(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			var w lockedBuffer
-			cmd := fmt.Sprintf(`setsid sh -c 'echo $$ > %s; %s' & echo hi`, pidFile, loop)
+			// hi first: a flood started before it could come first.
+			cmd := fmt.Sprintf(`echo hi; setsid sh -c 'echo $$ > %s; %s' &`, pidFile, loop)
 			out, took := execOK(t, r, context.Background(), Request{Command: cmd, Stdout: &w})
 			t.Cleanup(func() { killPidFile(t, pidFile) })
 			if !strings.HasPrefix(w.String(), "hi\n") || out.ExitCode != 0 || out.TimedOut {
