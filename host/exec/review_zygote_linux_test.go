@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -216,4 +217,80 @@ func otherRootRun(t *testing.T, f *sbFixture, root, command string) Request {
 	t.Cleanup(func() { d.Close() })
 	return Request{Command: command, Cwd: root, Dir: d, Env: f.gitEnv(),
 		Sandbox: &Sandbox{Roots: []string{root}, RootDirs: []*os.File{d}, Home: f.home, Required: true}}
+}
+
+// TestSandboxNULInjectsNoInstruction: a NUL byte in a command, an
+// argument or an environment entry (a model's JSON string may hold
+// "\u0000") cannot end the helper's record early and add one of its own
+// ("write=<home>", a write rule on the home directory): the run is
+// refused before anything starts, with an error matching
+// syscall.EINVAL (what os/exec gives an argument with a NUL byte), and
+// nothing is written under the home directory. Each way is tried with
+// a helper started for the run and with the waiting one.
+func TestSandboxNULInjectsNoInstruction(t *testing.T) {
+	f := newSBFixture(t)
+	target := filepath.Join(f.home, ".bashrc")
+	inject := "\x00write=" + f.home + "\x00readdir=/"
+	for _, waiting := range []bool{false, true} {
+		r := NewRunner(Limits{KillGrace: testKillGrace, DrainGrace: testDrainGrace})
+		if waiting {
+			waitingPid(t, r, f.request("", f.sandbox()))
+		}
+		ways := map[string]func() (Output, error){
+			"command": func() (Output, error) {
+				return r.Exec(context.Background(), f.request(`echo pwned >> "$HOME/.bashrc"`+inject, f.sandbox(), "HOME="+f.home))
+			},
+			"env": func() (Output, error) {
+				return r.Exec(context.Background(), f.request(`echo pwned >> "$HOME/.bashrc"`, f.sandbox(), "HOME="+f.home, "X=1"+inject))
+			},
+			"arg": func() (Output, error) {
+				return r.Capture(context.Background(), Capture{Program: "sh", Args: []string{"-c", `echo pwned >> "$0"`, target + inject},
+					Cwd: f.ws, Dir: f.wsDir, Sandbox: f.sandbox()})
+			},
+		}
+		for name, run := range ways {
+			out, err := run()
+			if !errors.Is(err, syscall.EINVAL) {
+				t.Errorf("waiting=%v, NUL in the %s: %+v, %v; want an error matching EINVAL", waiting, name, out, err)
+			}
+		}
+		fileIs(t, target, "# bashrc\n")
+		r.Close()
+	}
+}
+
+// TestStartFailureKeepsNamespaces: a run that fails to start for a
+// reason of its own (an argument with a NUL byte; for a user who is not
+// root, a start directory it may enter but not open) does not turn the
+// namespaces off for the process: the next sandboxed run still gets its
+// user, PID, IPC and network namespaces. (Before, any EINVAL, EACCES or
+// EPERM of the start did, and every later run of the process then ran
+// with the network reachable, or failed if Required.)
+func TestStartFailureKeepsNamespaces(t *testing.T) {
+	f := newSBFixture(t)
+	if nsBroken.Load() {
+		t.Skip("skipped: the namespaces were already found missing")
+	}
+	t.Cleanup(func() { nsBroken.Store(false) })
+	bad := []Request{f.request("true\x00x", f.sandbox())}
+	if os.Getuid() != 0 {
+		locked := filepath.Join(f.ws, "locked")
+		must(t, os.Mkdir(locked, 0o311)) // enter, not read
+		t.Cleanup(func() { os.Chmod(locked, 0o755) })
+		req := f.request("true", f.sandbox())
+		req.Cwd, req.Dir = locked, nil
+		bad = append(bad, req)
+	}
+	for _, req := range bad {
+		if out, err := f.r.Exec(context.Background(), req); err == nil {
+			t.Errorf("%q in %s started: %+v", req.Command, req.Cwd, out)
+		}
+		if nsBroken.Load() {
+			t.Fatalf("a start that failed for %q in %s turned the namespaces off for the process", req.Command, req.Cwd)
+		}
+		out := f.run(t, "readlink /proc/self/ns/net")
+		if out.ExitCode != 0 || !strings.Contains(strings.Join(out.Sandbox.Enforced, " "), "netns") {
+			t.Errorf("the next run: %+v, %+v", out, out.Sandbox)
+		}
+	}
 }
