@@ -3,6 +3,7 @@ package helper
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -167,4 +168,31 @@ func TestMessageRefusesNUL(t *testing.T) {
 			t.Errorf("Message of %+v = %q, %v; want no message and EINVAL", c, b, err)
 		}
 	}
+}
+
+// FuzzMessageOfConfig: whatever bytes a Config's strings hold, Message
+// either refuses it (a NUL byte somewhere) or gives a message that parses
+// back to the same Config: no record of the caller's can become two.
+func FuzzMessageOfConfig(f *testing.F) {
+	f.Add("/bin/sh", "-c", "A=1", "/tmp/x")
+	f.Add("/bin/sh", "true\x00write=/", "A=1\x00readdir=/", "/tmp")
+	f.Fuzz(func(t *testing.T, path, arg, env, write string) {
+		c := &Config{Path: path, Args: []string{"sh", arg}, Env: []string{env}, Writes: []string{write},
+			DirFD: -1, Stdio: [3]int{-1, -1, -1}}
+		b, err := c.Message()
+		hasNUL := strings.ContainsRune(path+arg+env+write, 0)
+		if hasNUL != (err != nil) {
+			t.Fatalf("Message of %+v: %v (NUL byte: %v)", c, err, hasNUL)
+		}
+		if err != nil {
+			return
+		}
+		got, err := parseMessage(b)
+		if path == "" {
+			return // no program: refused, rightly
+		}
+		if err != nil || !reflect.DeepEqual(got, c) {
+			t.Fatalf("round trip of %+v: %+v, %v", c, got, err)
+		}
+	})
 }
