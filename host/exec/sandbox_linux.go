@@ -225,7 +225,7 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) error {
 	if h == nil {
 		var err error
 		if h, err = startHelper(sr.exe, sr.flags); err != nil {
-			return err
+			return helperStartError{err}
 		}
 	}
 	sr.late()
@@ -265,13 +265,16 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) error {
 	for _, f := range sr.roots {
 		cfg.WriteFDs = append(cfg.WriteFDs, add(f))
 	}
-	msg := cfg.Message()
-	err := h.send(msg, fds)
+	msg, err := cfg.Message()
+	if err != nil {
+		return fail(err)
+	}
+	err = h.send(msg, fds)
 	if err != nil && waited {
 		// The waiting helper is gone (something killed it): start one.
 		h.end()
 		if h, err = startHelper(sr.exe, sr.flags); err != nil {
-			return err
+			return helperStartError{err}
 		}
 		err = h.send(msg, fds)
 	}
@@ -300,10 +303,27 @@ func helperPath(exe string) string {
 // (an agent-host exec run by a sandboxed command): Landlock refuses it
 // the write of the new namespace's uid_map. Its run then goes on without
 // namespaces of its own, inside the outer run's.
+//
+// Only the helper's own start (helperStartError) counts: any other
+// failure of a start (a start directory the parent may not open, an
+// argument with a NUL byte) must not turn the namespaces off for every
+// later run of the process.
 func startRefused(err error) bool {
+	var hs helperStartError
+	if !errors.As(err, &hs) {
+		return false
+	}
 	return errors.Is(err, unix.EPERM) || errors.Is(err, unix.EINVAL) ||
 		errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EUSERS) || errors.Is(err, unix.EACCES)
 }
+
+// helperStartError is the failure of a helper's start (the clone into
+// its namespaces), the one failure that may mean the kernel refused
+// them (startRefused).
+type helperStartError struct{ err error }
+
+func (e helperStartError) Error() string { return e.err.Error() }
+func (e helperStartError) Unwrap() error { return e.err }
 
 // finish completes out after the run: the command's own status from the
 // helper, and the protected set checked and restored. A confined run

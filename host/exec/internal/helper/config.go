@@ -20,6 +20,7 @@ package helper
 import (
 	"errors"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -153,13 +154,31 @@ func (c *Config) Argv() []string {
 // Message returns the instructions a helper started with ServeArgv
 // waits for: c's records, each ended by a NUL byte, then the record
 // "go=1". The descriptors c names by index travel with it (SCM_RIGHTS).
-func (c *Config) Message() []byte {
+// A record that would hold a NUL byte itself (a path, an argument or an
+// environment entry with one: a model's "\u0000") would end early and
+// let the rest pass for records of their own, a write rule on "/" say:
+// Message then returns no message and an error matching syscall.EINVAL,
+// what starting such a command without the helper gives.
+func (c *Config) Message() ([]byte, error) {
 	var b []byte
 	for _, r := range c.records() {
+		for i := 0; i < len(r); i++ {
+			if r[i] == 0 {
+				return nil, errNUL{}
+			}
+		}
 		b = append(append(b, r...), 0)
 	}
-	return append(b, "go=1\x00"...)
+	return append(b, "go=1\x00"...), nil
 }
+
+// errNUL is Message's error for a NUL byte inside a record.
+type errNUL struct{}
+
+func (errNUL) Error() string {
+	return "sandbox helper: the program's path, an argument or an environment entry holds a NUL byte"
+}
+func (errNUL) Unwrap() error { return syscall.EINVAL }
 
 var errArgs = errors.New("bad helper arguments")
 

@@ -1,7 +1,10 @@
 package helper
 
 import (
+	"errors"
 	"reflect"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -26,7 +29,7 @@ func TestConfigRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, c) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, c)
 	}
-	if got, err := parseMessage(c.Message()); err != nil || !reflect.DeepEqual(got, c) {
+	if got, err := parseMessage(mustMessage(t, c)); err != nil || !reflect.DeepEqual(got, c) {
 		t.Errorf("message round trip: %+v, %v", got, err)
 	}
 	start := &Config{Path: "/bin/true", Args: []string{"true"}, DirFD: 3, Stdio: [3]int{-1, -1, -1}}
@@ -38,7 +41,7 @@ func TestConfigRoundTrip(t *testing.T) {
 // TestMessage: only a message that ends with its "go" record, after a
 // program and its argv, lets the command start.
 func TestMessage(t *testing.T) {
-	full := (&Config{Path: "/bin/true", Args: []string{"true"}, DirFD: -1, Stdio: [3]int{-1, -1, -1}}).Message()
+	full := mustMessage(t, &Config{Path: "/bin/true", Args: []string{"true"}, DirFD: -1, Stdio: [3]int{-1, -1, -1}})
 	for _, bad := range [][]byte{
 		nil,                         // the parent closed without a word
 		full[:len(full)-1],          // cut before the end of "go=1"
@@ -121,9 +124,9 @@ func FuzzParseMessage(f *testing.F) {
 		if err != nil {
 			return
 		}
-		canon := c.Message()
+		canon := mustMessage(t, c)
 		again, err := parseMessage(canon)
-		if err != nil || !reflect.DeepEqual(again.Message(), canon) {
+		if err != nil || !reflect.DeepEqual(mustMessage(t, again), canon) {
 			t.Fatalf("round trip of %q: %+v, %v", b, again, err)
 		}
 		if err := again.resolveFDs([]int{10, 11, 12}); err == nil {
@@ -132,6 +135,64 @@ func FuzzParseMessage(f *testing.F) {
 					t.Fatalf("resolved to %d", fd)
 				}
 			}
+		}
+	})
+}
+
+// mustMessage is c.Message, which must succeed.
+func mustMessage(t *testing.T, c *Config) []byte {
+	t.Helper()
+	b, err := c.Message()
+	if err != nil {
+		t.Fatalf("Message of %+v: %v", c, err)
+	}
+	return b
+}
+
+// TestMessageRefusesNUL: a NUL byte in the program's path, an argument or
+// an environment entry cannot end its record and start another ("write=/",
+// a write rule on everything): Message refuses it with an error matching
+// syscall.EINVAL and gives no message.
+func TestMessageRefusesNUL(t *testing.T) {
+	inject := "x\x00write=/\x00readdir=/"
+	for _, c := range []*Config{
+		{Path: "/bin/sh" + inject, Args: []string{"sh"}},
+		{Path: "/bin/sh", Args: []string{"sh", "-c", inject}},
+		{Path: "/bin/sh", Args: []string{"sh"}, Env: []string{"A=" + inject}},
+		{Path: "/bin/sh", Args: []string{"sh"}, Writes: []string{"/tmp/" + inject}},
+		{Path: "/bin/sh", Args: []string{"sh"}, Reads: []Grant{{Path: "/etc/" + inject}}},
+		{Path: "/bin/sh", Args: []string{"sh"}, DevFiles: []string{"/dev/null" + inject}},
+	} {
+		c.DirFD, c.Stdio = -1, [3]int{-1, -1, -1}
+		if b, err := c.Message(); !errors.Is(err, syscall.EINVAL) || b != nil {
+			t.Errorf("Message of %+v = %q, %v; want no message and EINVAL", c, b, err)
+		}
+	}
+}
+
+// FuzzMessageOfConfig: whatever bytes a Config's strings hold, Message
+// either refuses it (a NUL byte somewhere) or gives a message that parses
+// back to the same Config: no record of the caller's can become two.
+func FuzzMessageOfConfig(f *testing.F) {
+	f.Add("/bin/sh", "-c", "A=1", "/tmp/x")
+	f.Add("/bin/sh", "true\x00write=/", "A=1\x00readdir=/", "/tmp")
+	f.Fuzz(func(t *testing.T, path, arg, env, write string) {
+		c := &Config{Path: path, Args: []string{"sh", arg}, Env: []string{env}, Writes: []string{write},
+			DirFD: -1, Stdio: [3]int{-1, -1, -1}}
+		b, err := c.Message()
+		hasNUL := strings.ContainsRune(path+arg+env+write, 0)
+		if hasNUL != (err != nil) {
+			t.Fatalf("Message of %+v: %v (NUL byte: %v)", c, err, hasNUL)
+		}
+		if err != nil {
+			return
+		}
+		got, err := parseMessage(b)
+		if path == "" {
+			return // no program: refused, rightly
+		}
+		if err != nil || !reflect.DeepEqual(got, c) {
+			t.Fatalf("round trip of %+v: %+v, %v", c, got, err)
 		}
 	})
 }

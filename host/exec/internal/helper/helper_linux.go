@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 	"unsafe"
@@ -73,7 +74,12 @@ func run(argv []string) int {
 // without the message's go (the parent gave up, closed it or died)
 // starts nothing and ends the helper quietly.
 func serve(sock int) int {
-	syscall.CloseOnExec(sock) // the command must not inherit it
+	// The command inherits its three standard descriptors and nothing
+	// else: not sock, and not a descriptor the parent held without
+	// close-on-exec when it started this helper (one it inherited, one a
+	// C library or syscall.Open made), which os/exec passes on and which
+	// no Landlock rule would look at.
+	closeOnExecFrom(3)
 	// What does not depend on the command is done before its
 	// instructions come (the helper may wait for them a while: see
 	// Runner's waiting helper, docs/adr/0012).
@@ -173,6 +179,25 @@ func serve(sock int) int {
 		return 128 + int(status.Signal())
 	}
 	return 126
+}
+
+// closeOnExecFrom marks every descriptor from lowest up close-on-exec:
+// with one close_range(2) (Linux 5.11, older than any Landlock but the
+// first two ABIs' kernels), else one by one from /proc/self/fd.
+func closeOnExecFrom(lowest int) {
+	const sysCloseRange, closeRangeCloexec = 436, 1 << 2
+	if _, _, errno := syscall.RawSyscall(sysCloseRange, uintptr(lowest), uintptr(^uint32(0)), closeRangeCloexec); errno == 0 {
+		return
+	}
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd >= lowest {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
 
 // receive reads sock to its end and returns the bytes and the

@@ -66,7 +66,7 @@ func TestHelperWaitsForGo(t *testing.T) {
 			cfg := Config{Path: "/bin/sh", Args: []string{"sh", "-c", `touch "$1"; echo "$MARK" "$(pwd)"`, "sh", mark},
 				Env: []string{"MARK=yes"}, DirFD: 1, Stdio: [3]int{-1, 0, -1}}
 			cmd, sock := serveHelper(t)
-			msg := cfg.Message()
+			msg := mustMessage(t, &cfg)
 			if c.bad != "" {
 				msg = append(msg[:len(msg)-5], c.bad+"\x00go=1\x00"...)
 			}
