@@ -62,3 +62,48 @@ func TestExecToolsSandboxed(t *testing.T) {
 		t.Errorf("the sandboxed command could not write in the workspace: %q %v", b, err)
 	}
 }
+
+// TestExecNULAddsNoRule: a NUL byte in exec's command or run_capture's
+// arguments (JSON's "\u0000", which a model can write) cannot add a rule
+// to the sandbox's instructions, whose records NUL ends: the call fails
+// and nothing is written outside the roots, whether or not the Host's
+// next helper was already waiting.
+func TestExecNULAddsNoRule(t *testing.T) {
+	h, cs, stop := inProcess(t, mcpserver.Options{AllowExec: true})
+	defer stop()
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{"command": "true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probe mcpserver.ExecOut
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &probe)
+	if probe.Sandbox == nil || !probe.Sandbox.On("landlock-fs") {
+		t.Skipf("skipped: no Landlock here: %s", b)
+	}
+	dir := t.TempDir()
+	for round := 0; round < 3; round++ { // the second run on starts with a helper waiting
+		outside := filepath.Join(dir, "x")
+		inject := "\x00write=" + dir + "\x00readdir=/"
+		for _, c := range []*mcp.CallToolParams{
+			{Name: "exec", Arguments: map[string]any{"command": "echo x > '" + outside + "'" + inject}},
+			{Name: "run_capture", Arguments: map[string]any{"program": "sh", "args": []string{"-c", "echo x > '" + outside + "'", inject}}},
+		} {
+			res, err := cs.CallTool(ctx, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(res)
+			if _, err := os.Stat(outside); err == nil {
+				t.Fatalf("round %d, %s: a NUL in the call added a write rule: %s was written (%s)", round, c.Name, outside, b)
+			}
+			if !res.IsError {
+				t.Errorf("round %d, %s: the call did not fail: %s", round, c.Name, b)
+			}
+		}
+	}
+	if h.SandboxPolicy().Off {
+		t.Fatal("the policy was turned off")
+	}
+}
