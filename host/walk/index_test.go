@@ -77,10 +77,7 @@ func checkIndexAgainstGit(t *testing.T, e *gitEnv, c *Cache, root string, probes
 		t.Errorf("Walk (index) differs from git ls-files -co --exclude-standard:\n%s", d)
 	}
 
-	var paths []string
-	for _, f := range append(diskFiles(t, root), probes...) {
-		paths = append(paths, f)
-	}
+	paths := append(diskFiles(t, root), probes...)
 	for _, noIndex := range []bool{false, true} {
 		args := []string{"check-ignore", "-z", "-v", "-n", "--stdin"}
 		if noIndex {
