@@ -247,9 +247,10 @@ func NewRunner(l Limits) *Runner {
 
 // Close ends the sandbox helper the Runner kept waiting, if any, and
 // removes the private temporary directory the Runner's sandboxed runs
-// shared, with everything in it. Runs that start afterwards get a new
-// one (and a run that ends during or after Close may start a helper
-// again, for the next Close).
+// shared, with everything in it. Runs still going when Close is called
+// start no helper when they end. The Runner stays usable: runs that start
+// afterwards get a new directory and count afresh (from the second, a
+// helper is kept waiting again, for the next Close).
 func (r *Runner) Close() error {
 	r.zyg.close()
 	r.mu.Lock()

@@ -47,6 +47,7 @@ type sandboxRun struct {
 	snap     *protectSnap
 	usedNS   bool
 	required bool
+	epoch    uint64 // the Runner's zygote epoch when the run took or started its helper
 }
 
 // wrap turns cmd into a run of the helper when s asks for a sandbox, or
@@ -220,7 +221,8 @@ func (sr *sandboxRun) confined() bool { return sr.late != nil }
 // helper is then cmd's process: the supervisor watches, signals and reaps
 // it as it would a process cmd.Start made.
 func (sr *sandboxRun) start(cmd *osexec.Cmd) error {
-	h := sr.r.zyg.take(sr.flags)
+	h, epoch := sr.r.zyg.take(sr.flags)
+	sr.epoch = epoch
 	waited := h != nil
 	if h == nil {
 		var err error
@@ -347,7 +349,7 @@ func (sr *sandboxRun) finish(out *Output) {
 	out.Sandbox = sr.report
 	sr.close()
 	if sr.h != nil {
-		sr.r.zyg.ran(sr.exe, sr.flags)
+		sr.r.zyg.ran(sr.exe, sr.flags, sr.epoch)
 	}
 }
 

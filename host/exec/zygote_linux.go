@@ -110,13 +110,15 @@ type zygote struct {
 	waiting    *helperProc
 	starting   chan struct{} // closed when the start in progress is done; nil: none
 	startFlags uintptr
-	runs       int // sandboxed runs ended since the Runner was made or closed
+	runs       int    // sandboxed runs ended since the Runner was made or closed
+	epoch      uint64 // how many times close ran: a run started before the last close starts no helper
 }
 
 // take returns the waiting helper when it was started in the namespaces
 // flags names (waiting for a start in progress), else nil: the caller
-// starts one. A helper of other namespaces is ended.
-func (z *zygote) take(flags uintptr) *helperProc {
+// starts one. A helper of other namespaces is ended. epoch is the
+// Runner's epoch at the take, which the run hands back to ran.
+func (z *zygote) take(flags uintptr) (h *helperProc, epoch uint64) {
 	z.mu.Lock()
 	for z.starting != nil && z.startFlags == flags && z.waiting == nil {
 		c := z.starting
@@ -124,23 +126,28 @@ func (z *zygote) take(flags uintptr) *helperProc {
 		<-c
 		z.mu.Lock()
 	}
-	h := z.waiting
+	h, epoch = z.waiting, z.epoch
 	z.waiting = nil
 	z.mu.Unlock()
 	if h != nil && h.flags != flags {
 		h.end()
-		return nil
+		return nil, epoch
 	}
-	return h
+	return h, epoch
 }
 
 // ran is told that a sandboxed run in the namespaces flags ended: from
 // the second such run on, a helper is started in the background for the
 // next one. A program that runs one sandboxed command (agent-host exec)
-// never starts a helper it would not use.
-func (z *zygote) ran(exe string, flags uintptr) {
+// never starts a helper it would not use. A run that started before the
+// last close (epoch, from take, is older) counts for nothing and starts
+// nothing: runs still going when a Host is closed leave no helper behind.
+func (z *zygote) ran(exe string, flags uintptr, epoch uint64) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
+	if epoch != z.epoch {
+		return
+	}
 	z.runs++
 	if z.runs < 2 || z.starting != nil || z.waiting != nil {
 		return
@@ -179,6 +186,7 @@ func (z *zygote) close() {
 	z.mu.Lock()
 	h := z.waiting
 	z.waiting, z.runs = nil, 0
+	z.epoch++
 	z.mu.Unlock()
 	if h != nil {
 		h.end()

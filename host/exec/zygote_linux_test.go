@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -200,4 +201,60 @@ func TestZygoteParentProcess(t *testing.T) {
 	os.Stdout.WriteString("waiting " + strconv.Itoa(pid) + "\n")
 	time.Sleep(time.Minute)
 	r.Close()
+}
+
+// TestRunsAcrossCloseStartNoHelper: sandboxed runs still going when the
+// Runner is closed (a Host closed while its commands end) start no
+// waiting helper when they end, which nothing would close; runs started
+// after Close count afresh.
+func TestRunsAcrossCloseStartNoHelper(t *testing.T) {
+	f := newSBFixture(t)
+	roots := []string{filepath.Join(f.base, "r0"), filepath.Join(f.base, "r1")}
+	var wg sync.WaitGroup
+	errs := make([]error, len(roots))
+	for i, root := range roots {
+		must(t, os.Mkdir(root, 0o755))
+		req := otherRootRun(t, f, root, "touch started; sleep 0.5")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = f.r.Exec(context.Background(), req)
+		}()
+	}
+	// Close once both commands run.
+	deadline := time.Now().Add(20 * time.Second)
+	for _, root := range roots {
+		for {
+			if _, err := os.Stat(filepath.Join(root, "started")); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the commands did not start")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	must(t, f.r.Close())
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+	}
+	f.r.zyg.settle()
+	f.r.zyg.mu.Lock()
+	waiting := f.r.zyg.waiting
+	f.r.zyg.mu.Unlock()
+	if waiting != nil {
+		pid := waiting.cmd.Process.Pid
+		f.r.Close()
+		t.Fatalf("runs that started before Close left helper %d waiting after it", pid)
+	}
+	// The Runner is still usable, and counts afresh: two runs after Close
+	// start a helper for the next, which the next Close ends.
+	pid := waitingPid(t, f.r, f.request("", f.sandbox()))
+	must(t, f.r.Close())
+	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+		t.Errorf("helper %d after the second Close: kill(0) = %v, want ESRCH", pid, err)
+	}
 }
