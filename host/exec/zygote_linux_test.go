@@ -258,3 +258,56 @@ func TestRunsAcrossCloseStartNoHelper(t *testing.T) {
 		t.Errorf("helper %d after the second Close: kill(0) = %v, want ESRCH", pid, err)
 	}
 }
+
+// TestSandboxEndsWithParent: a sandboxed command whose parent dies while
+// it runs (SIGKILL: no Close, no timeout left to fire) ends with it, with
+// the whole tree its helper holds, rather than running on unwatched. The
+// dying parent is this test binary, run as TestSandboxParentProcess.
+func TestSandboxEndsWithParent(t *testing.T) {
+	requireSandbox(t)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	cmd := osexec.Command(os.Args[0], "-test.run", "^TestSandboxParentProcess$", "-test.count", "1")
+	cmd.Env = append(os.Environ(), "AGENTHOST_TEST_SANDBOX_PARENT="+dir)
+	must(t, cmd.Start())
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the parent's sandboxed command did not start")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	must(t, cmd.Process.Kill())
+	cmd.Wait()
+	time.Sleep(3 * time.Second) // the command would have touched survived after 1.5 s
+	if _, err := os.Stat(filepath.Join(dir, "survived")); err == nil {
+		t.Fatal("the sandboxed command ran on after its parent died")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bg-survived")); err == nil {
+		t.Fatal("the sandboxed command's background job ran on after its parent died")
+	}
+}
+
+// TestSandboxParentProcess is the process TestSandboxEndsWithParent
+// kills: it runs a sandboxed command (and a background job of it) that
+// marks its start and, 1.5 s later, that it survived.
+func TestSandboxParentProcess(t *testing.T) {
+	dir := os.Getenv("AGENTHOST_TEST_SANDBOX_PARENT")
+	if dir == "" {
+		t.Skip("run by TestSandboxEndsWithParent")
+	}
+	r := NewRunner(Limits{})
+	r.Exec(context.Background(), Request{
+		Command: "(sleep 1.5; touch bg-survived) & touch started; sleep 1.5; touch survived; wait",
+		Cwd:     dir, Timeout: time.Minute,
+		Sandbox: &Sandbox{Roots: []string{dir}, Home: dir, Required: true},
+	})
+	time.Sleep(time.Minute)
+}

@@ -137,6 +137,7 @@ func serve(sock int) int {
 	if err != nil {
 		return fail("start "+cfg.Path, err)
 	}
+	go endWithParent(sock)
 	// The helper no longer needs the command's descriptors: EOF then
 	// tells the parent that the command's tree let go of the output
 	// pipes.
@@ -179,6 +180,37 @@ func serve(sock int) int {
 		return 128 + int(status.Signal())
 	}
 	return 126
+}
+
+// endWithParent ends the run when the parent is gone. The parent keeps
+// its end of sock open, shut for writing only, until it has read the
+// status after this helper exited; so a hang-up on sock (both directions
+// shut: only the parent's close of its end makes it) means the parent
+// died, or gave the run up, while the command runs, and nothing would
+// time the command out or kill it any more. The helper then kills its
+// process group, itself included: as pid 1 of the command's PID
+// namespace its end takes the rest of the namespace with it, and without
+// the namespace the group holds the command. It runs on a thread of its
+// own, which the confinement of the locked one does not restrict.
+func endWithParent(sock int) {
+	const pollHup, pollErr = 0x10, 0x8
+	fds := [1]struct {
+		fd             int32
+		events, revent int16
+	}{{fd: int32(sock)}}
+	for {
+		_, _, errno := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), 1, 0, 0, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return // not a socket it can watch: the run goes on as before
+		}
+		if fds[0].revent&(pollHup|pollErr) != 0 {
+			syscall.Kill(0, syscall.SIGKILL)
+			exit(128 + int(syscall.SIGKILL))
+		}
+	}
 }
 
 // closeOnExecFrom marks every descriptor from lowest up close-on-exec:
