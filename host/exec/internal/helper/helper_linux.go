@@ -188,9 +188,10 @@ func serve(sock int) int {
 // shut: only the parent's close of its end makes it) means the parent
 // died, or gave the run up, while the command runs, and nothing would
 // time the command out or kill it any more. The helper then kills its
-// process group, itself included: as pid 1 of the command's PID
-// namespace its end takes the rest of the namespace with it, and without
-// the namespace the group holds the command. It runs on a thread of its
+// process group (which holds the command when there is no namespace) and
+// exits (a SIGKILL of its own does not end pid 1 of a namespace): as pid
+// 1 of the command's PID namespace its end takes the rest of the
+// namespace with it. It runs on a thread of its
 // own, which the confinement of the locked one does not restrict.
 func endWithParent(sock int) {
 	const pollHup, pollErr = 0x10, 0x8
