@@ -21,7 +21,8 @@ import (
 // walks, it fails exactly where OpenDir fails, with the same error class,
 // and otherwise returns the same canonical path and a descriptor on the
 // same directory (device and inode), which it leaves open for the caller
-// and nothing else.
+// and nothing else. The descriptor is close-on-exec, so a command another
+// goroutine starts meanwhile does not inherit it (checkBareDirFd).
 func TestOpenDirFdIsOpenDir(t *testing.T) {
 	for _, walkOnly := range []bool{false, true} {
 		restore := jail.SetNoOpenat2(walkOnly)
@@ -67,6 +68,7 @@ func TestOpenDirFdIsOpenDir(t *testing.T) {
 					if got.Dev != want.Dev || got.Ino != want.Ino || got.Mode&unix.S_IFMT != unix.S_IFDIR {
 						t.Errorf("OpenDirFd(%q) opened another file than OpenDir", p)
 					}
+					checkBareDirFd(t, fd, p)
 					f.Close()
 					unix.Close(fd)
 					if n := openFds(t); n != before {
