@@ -35,13 +35,8 @@ func TestCheckInDirFdAgrees(t *testing.T) {
 			for round := range 2 {
 				b := c.NewBatch(opts)
 				for _, p := range paths {
-					dir := strings.HasSuffix(p, "/")
-					rel := strings.TrimSuffix(p, "/")
-					abs := filepath.Join(top, rel)
-					parent := filepath.Dir(abs)
-					if dir {
-						abs += "/"
-					}
+					abs, rel, _ := relQuestion(top, p)
+					parent := filepath.Dir(filepath.Join(top, rel))
 					fd, canon, err := j.OpenDirFd("", parent)
 					if err != nil {
 						continue // a missing parent: not this method's case

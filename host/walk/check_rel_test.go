@@ -13,6 +13,19 @@ import (
 	"testing"
 )
 
+// relQuestion is the question p (a path relative to top, "/" at the end
+// for a directory) as IsIgnored takes it (abs, its "/" kept) and as the
+// warm path takes it (rel without the "/", and dir).
+func relQuestion(top, p string) (abs, rel string, dir bool) {
+	dir = strings.HasSuffix(p, "/")
+	rel = strings.TrimSuffix(p, "/")
+	abs = filepath.Join(top, rel)
+	if dir {
+		abs += "/"
+	}
+	return abs, rel, dir
+}
+
 // checkRelTree is a repository with the cases the warm path takes apart:
 // rules by name, extension, path and glob, directory-only rules and their
 // negations, an ignored directory with a tracked file below it, a nested
@@ -68,12 +81,7 @@ func TestIfRealRelAgrees(t *testing.T) {
 	top := e.repo
 	for round := range 3 {
 		for _, p := range paths {
-			dir := strings.HasSuffix(p, "/")
-			rel := strings.TrimSuffix(p, "/")
-			abs := filepath.Join(top, rel)
-			if dir {
-				abs += "/"
-			}
+			abs, rel, dir := relQuestion(top, p)
 			want, err := c.IsIgnored(ctx, top, abs)
 			must(t, err)
 			got, ok, err := c.IsIgnoredIfRealRel(ctx, top, rel, dir)
@@ -183,12 +191,7 @@ func TestIfRealRelUnderFlushes(t *testing.T) {
 	warm := 0
 	for round := range 2 {
 		for _, p := range paths {
-			dir := strings.HasSuffix(p, "/")
-			rel := strings.TrimSuffix(p, "/")
-			abs := filepath.Join(top, rel)
-			if dir {
-				abs += "/"
-			}
+			abs, rel, dir := relQuestion(top, p)
 			want, err := c.IsIgnored(ctx, top, abs)
 			must(t, err)
 			got, ok, err := c.IsIgnoredIfRealRel(ctx, top, rel, dir)
