@@ -33,6 +33,22 @@ func waitingPid(t *testing.T, r *Runner, req Request) int {
 	return r.zyg.waiting.cmd.Process.Pid
 }
 
+// waitStarted waits (up to 20 s, else fails t) for the file "started" in
+// dir, which a test's command makes once it runs.
+func waitStarted(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the command in %s did not start", dir)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // alive reports whether pid is a process that has not exited (a zombie
 // has).
 func alive(pid int) bool {
@@ -222,17 +238,8 @@ func TestRunsAcrossCloseStartNoHelper(t *testing.T) {
 		}()
 	}
 	// Close once both commands run.
-	deadline := time.Now().Add(20 * time.Second)
 	for _, root := range roots {
-		for {
-			if _, err := os.Stat(filepath.Join(root, "started")); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the commands did not start")
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		waitStarted(t, root)
 	}
 	must(t, f.r.Close())
 	wg.Wait()
@@ -274,16 +281,7 @@ func TestSandboxEndsWithParent(t *testing.T) {
 		cmd.Process.Kill()
 		cmd.Wait()
 	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the parent's sandboxed command did not start")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitStarted(t, dir)
 	must(t, cmd.Process.Kill())
 	cmd.Wait()
 	time.Sleep(3 * time.Second) // the command would have touched survived after 1.5 s
