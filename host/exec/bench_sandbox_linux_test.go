@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agenthost/agenthost/internal/gittest"
 )
 
 // interleave runs a and b alternately (a first on even rounds, b first
@@ -155,7 +157,11 @@ func BenchmarkProtectScan(b *testing.B) {
 			os.WriteFile(filepath.Join(d, "f"+strconv.Itoa(j)), nil, 0o644)
 		}
 	}
-	osexec.Command("git", "-C", ws, "init", "-q").Run()
+	// git with the test's own HOME and config, not the user's (whose
+	// init.templateDir could put anything in .git).
+	if out, err := gittest.New(b).Command(ws, "git", "init", "-q").CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v %s", err, out)
+	}
 	time.Sleep(100 * time.Millisecond) // past the memo's racy window
 	scan := func(b *testing.B) {
 		p, _ := snapshotProtected(context.Background(), &Sandbox{Roots: []string{ws}}, 0)
