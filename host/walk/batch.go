@@ -34,25 +34,21 @@ func (b *Batch) Check(ctx context.Context, top, path string) (Match, error) {
 	return m, err
 }
 
-// CheckInDir is Check for a path whose parent directory (dir, absolute
+// CheckInDirFd is Check for a path whose parent directory (dir, absolute
 // and clean: path's directory part, or for "name/" the directory holding
 // name) the caller has just opened as a directory, through the jail: the
 // Cache takes dir as existing without looking (one lstat less for each
 // directory it meets first). Its answer is Check's as of that open; a dir
 // that is not what the path names is a caller's error and gives the
 // answer for a path in an existing directory.
-func (b *Batch) CheckInDir(ctx context.Context, top, path, dir string) (Match, error) {
-	return b.CheckInDirFd(ctx, top, path, dir, -1)
-}
-
-// CheckInDirFd is CheckInDir for a caller that holds the directory open:
-// fd (unless it is -1) is a descriptor on dir that the caller opened
+//
+// fd, unless it is -1, is a descriptor on dir that the caller opened
 // through the jail (jail.OpenDirFd) and keeps open until the call
 // returns. Whatever the Cache must learn of dir itself (its ".git" and
 // ".gitignore": existence, identity, contents) it then learns relative to
 // fd, with fstatat and openat(O_NOFOLLOW) on one name, not by dir's path:
 // one path walk less per look, and what is read is what the jail opened.
-// fd is not kept. dir's ancestors are looked at as for CheckInDir.
+// fd is not kept. dir's ancestors are looked at as with fd -1.
 func (b *Batch) CheckInDirFd(ctx context.Context, top, path, dir string, fd int) (Match, error) {
 	b.b.real = nil
 	b.b.knownDir, b.b.knownFd = dir, fd

@@ -157,7 +157,7 @@ type batch struct {
 	// verdict: the caller wants no Rule at all (IsIgnored), not even the
 	// one that matched the path itself.
 	verdict bool
-	// knownDir, for Batch.CheckInDir: a directory the caller has just
+	// knownDir, for Batch.CheckInDirFd: a directory the caller has just
 	// opened, taken as existing without a look; knownFd, unless -1, a
 	// descriptor on it opened through the Jail (CheckInDirFd).
 	knownDir string

@@ -98,7 +98,7 @@ func TestCheckInDirFdReadsTheDescriptor(t *testing.T) {
 // cache: a fresh Cache (no watches) with a Jail, one Batch, every path's
 // parent opened through the jail once and handed in. "fd" hands the
 // descriptor in (CheckInDirFd) and lets the Cache open each other
-// directory as one (DirFdOpener); "path" is the way before, CheckInDir and
+// directory as one (DirFdOpener); "path" is the way before, CheckInDirFd with -1 and
 // a Jail with Open alone, where .git and .gitignore are looked up by
 // absolute path. The tree is $WALK_BENCH_DIR with $WALK_BENCH_PATHS when
 // set (bench/walk builds them), else a generated one.
@@ -156,7 +156,7 @@ func BenchmarkColdBatchFd(b *testing.B) {
 					if mode == "fd" {
 						_, err = bt.CheckInDirFd(ctx, root, filepath.Join(root, rel), parent, fd)
 					} else {
-						_, err = bt.CheckInDir(ctx, root, filepath.Join(root, rel), parent)
+						_, err = bt.CheckInDirFd(ctx, root, filepath.Join(root, rel), parent, -1)
 					}
 					must(b, err)
 					if fd >= 0 {
