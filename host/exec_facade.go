@@ -159,7 +159,9 @@ func (h *Host) sandboxFor(ctx context.Context, p SandboxPolicy, req *ExecSandbox
 	if p.Off && req == nil {
 		return nil, done, nil
 	}
-	sb = &ExecSandbox{Home: h.cfg.Home}
+	// The caches go beneath the workspace only where the Host's own walk
+	// would hide them (host/exec.CacheDir's .gitignore).
+	sb = &ExecSandbox{Home: h.cfg.Home, WorkTree: h.walkState().InWorkTree}
 	if !p.Off {
 		sb.Required = p.Required
 		sb.Network = p.Network

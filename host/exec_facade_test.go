@@ -274,3 +274,79 @@ func TestExecSessionCachePolicy(t *testing.T) {
 		t.Errorf("SessionCache request: XDG_CACHE_HOME %q, want the private temporary directory", got)
 	}
 }
+
+// TestExecCacheWhereTheWalkHidesIt: the workspace cache goes where the
+// Host's own walk hides it, by the walk's view of the workspace, not by a
+// look for ".git" of its own: a ".git" that makes no repository (an empty
+// file, an empty directory; git says "not a git repository") keeps the
+// caches in the private temporary directory, and a real repository gets
+// the cache, whose contents a Walk with hidden files then does not list.
+func TestExecCacheWhereTheWalkHidesIt(t *testing.T) {
+	g := gittest.New(t)
+	run := func(ws string) (cache string, listed []string) {
+		t.Helper()
+		h, err := host.New(host.Config{WorkspaceRoot: ws, Home: g.Home, Sandbox: host.SandboxPolicy{Required: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		o, err := h.Exec(context.Background(), host.ExecRequest{Command: `mkdir -p "$XDG_CACHE_HOME/x" && echo o > "$XDG_CACHE_HOME/x/obj" && printf %s "$XDG_CACHE_HOME"`})
+		if errors.Is(err, host.ErrNoSandbox) {
+			t.Skipf("skipped: no sandbox on this system: %v", err)
+		}
+		if err != nil || o.ExitCode != 0 {
+			t.Fatalf("exec: %+v, %v", o, err)
+		}
+		es, err := h.Walk(context.Background(), ws, ws, host.WalkOptions{Hidden: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			listed = append(listed, e.Path)
+		}
+		return o.Stdout, listed
+	}
+	for _, name := range []string{"file", "dir"} {
+		ws, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := filepath.Dir(ws); p != "/"; p = filepath.Dir(p) {
+			if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
+				t.Skipf("skipped: %s is inside the git work tree %s", ws, p)
+			}
+		}
+		if name == "file" {
+			err = os.WriteFile(filepath.Join(ws, ".git"), nil, 0o644)
+		} else {
+			err = os.Mkdir(filepath.Join(ws, ".git"), 0o755)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, code := g.Run(t, ws, "", "rev-parse", "--is-inside-work-tree"); code == 0 {
+			t.Fatalf("git takes an empty .git %s for a repository", name)
+		}
+		cache, listed := run(ws)
+		if cache == "" || strings.HasPrefix(cache, ws+"/") {
+			t.Errorf("empty .git %s: XDG_CACHE_HOME %q, want the private temporary directory", name, cache)
+		}
+		if _, err := os.Lstat(filepath.Join(ws, ".agent-harness")); err == nil {
+			t.Errorf("empty .git %s: .agent-harness made in a workspace the walk lists whole: %q", name, listed)
+		}
+	}
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Init(t, ws)
+	cache, listed := run(ws)
+	if cache != filepath.Join(ws, hostexec.CacheDir) {
+		t.Errorf("repository: XDG_CACHE_HOME %q, want %q", cache, filepath.Join(ws, hostexec.CacheDir))
+	}
+	for _, p := range listed {
+		if strings.HasPrefix(p, cache+"/") {
+			t.Errorf("the walk lists what is in the cache: %s", p)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agenthost/agenthost/host/walk"
 )
 
 // cacheGitignore is the cache's .gitignore: everything in it, the file
@@ -21,12 +23,16 @@ const cacheGitignore = "*\n"
 // .agent-harness or sandbox-cache (pointing at the home directory, say)
 // is refused, not followed: then, or on any other failure, it returns ""
 // and the run keeps its caches in its private temporary directory. So it
-// does when root is not in a git work tree: the cache's .gitignore would
-// hide it from nothing (the Host's walk is git's view, which outside a
+// does when rootPath is not in a git work tree as workTree (Sandbox.WorkTree;
+// nil: a walk.Cache's own view) sees it: the cache's .gitignore would hide
+// it from nothing (the Host's walk is git's view, which outside a
 // repository lists every file), and every listing of the workspace would
 // carry thousands of cache files.
-func workspaceCache(root *os.File, rootPath string) string {
-	if !inGitWorkTree(root) {
+func workspaceCache(root *os.File, rootPath string, workTree func(string) bool) string {
+	if workTree == nil {
+		workTree = (&walk.Cache{NoWatch: true}).InWorkTree
+	}
+	if !workTree(rootPath) {
 		return ""
 	}
 	dfd := int(root.Fd())
@@ -83,34 +89,4 @@ func ensureGitignore(dfd int) bool {
 		return errors.Is(err, unix.EEXIST) // another run made it just now
 	}
 	return true
-}
-
-// inGitWorkTree reports whether the directory root, or one above it, has
-// a .git (a directory, or the file of a worktree or submodule): then git
-// and the Host's walk honour the cache's .gitignore. The directories above
-// are reached from the descriptor ("..", no path), up to "/".
-func inGitWorkTree(root *os.File) bool {
-	cur, err := unix.Openat(int(root.Fd()), ".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return false
-	}
-	defer func() { unix.Close(cur) }()
-	for range 256 {
-		var st unix.Stat_t
-		if unix.Fstatat(cur, ".git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			return true
-		}
-		up, err := unix.Openat(cur, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return false
-		}
-		var a, b unix.Stat_t
-		if unix.Fstat(cur, &a) != nil || unix.Fstat(up, &b) != nil || a.Dev == b.Dev && a.Ino == b.Ino {
-			unix.Close(up)
-			return false // "/"
-		}
-		unix.Close(cur)
-		cur = up
-	}
-	return false
 }

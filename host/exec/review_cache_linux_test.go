@@ -75,7 +75,7 @@ func TestSandboxCacheRaceWithLinks(t *testing.T) {
 	}
 	made := 0
 	for i := 0; i < n; i++ {
-		switch got := workspaceCache(root, ws); got {
+		switch got := workspaceCache(root, ws, nil); got {
 		case "":
 		case want:
 			made++

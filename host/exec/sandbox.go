@@ -102,6 +102,13 @@ type Sandbox struct {
 	// work tree (where the cache's .gitignore would hide it from
 	// nothing), or when a link stands where CacheDir goes.
 	SessionCache bool
+	// WorkTree answers whether a directory is in a git work tree as the
+	// caller's listings see it; the caches go beneath the first root only
+	// when it says so for that root's path. The Host passes its walk's
+	// answer (walk.Cache.InWorkTree through its Jail), so the cache is
+	// put where the Host's own walk hides it and nowhere else. nil asks
+	// a walk.Cache of the run's own, with no Jail.
+	WorkTree func(dir string) bool
 	// Required makes the run fail with ErrNoSandbox, starting nothing,
 	// when any part above cannot be enforced here. Otherwise the run
 	// starts with what can be enforced and Output.Sandbox says what that

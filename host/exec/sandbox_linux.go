@@ -177,7 +177,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	cache := filepath.Join(tmp, "cache")
 	npm := filepath.Join(tmp, "npm")
 	if !sb.SessionCache && len(sr.roots) > 0 {
-		if c := workspaceCache(sr.roots[0], sb.Roots[0]); c != "" {
+		if c := workspaceCache(sr.roots[0], sb.Roots[0], sb.WorkTree); c != "" {
 			cache, npm = c, filepath.Join(c, "npm")
 		}
 	}
