@@ -94,7 +94,12 @@ func (f *FS) ReadDir(cwd, path string, opts Options) ([]FileStat, error) {
 				return &os.PathError{Op: "readdir", Path: path, Err: syscall.ELOOP} // follow it
 			}
 		}
-		d, err := l.Dir.OpenFile(l.Name, os.O_RDONLY|jail.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+		// No O_NONBLOCK: O_DIRECTORY refuses a FIFO (ENOTDIR) before it
+		// is opened, so the open cannot wait for a writer; and a
+		// blocking descriptor is not tried on the runtime's poller,
+		// whose set-up (four system calls) a one-shot process such as
+		// the hook would otherwise pay for this listing alone.
+		d, err := l.Dir.OpenFile(l.Name, os.O_RDONLY|jail.O_DIRECTORY, 0)
 		if err != nil {
 			return err // ELOOP for a final link: followed, or ErrSymlink
 		}
