@@ -3,16 +3,32 @@
 //
 //   - start-up: the median wall time of one hook process on a one-file
 //     payload, when the file gets a new copy and when its copy is reused,
-//     next to /bin/true (the cost of starting any process here) and to a
-//     python3 that imports what the stage-user-files script imports (a
-//     floor under the script it replaces). Goal: at most 5 ms.
+//     next to /bin/true (the cost of starting any process here), an empty
+//     Go program and a python3 that imports what the stage-user-files
+//     script imports (a floor under the script it replaces). Goal: at most
+//     5 ms.
 //   - copy: the median wall time of staging a 64 MiB file (a new copy each
 //     run) next to cp of the same file. Goal: at least 0.9 of cp's speed.
 //
 // Each start-up case gives its median wall time, CPU time and minor page
 // faults (on Unix): most of what a short process spends after exec is
-// pages touched for the first time. The sides of each comparison run
-// interleaved, in one process, so they share the machine's load. Run it with bench/hook/run.sh, or:
+// pages touched for the first time. The cases run in rounds, one run of
+// each per round in a new order each round, in one process, so that they
+// share the machine's load and none always follows the same neighbour (in
+// a fixed order the case after the new copy's fsync, and the one after
+// python3, paid for them). Every process gets descriptors only (its
+// payload in a pipe filled before the start, standard error a file), and
+// the empty program gets what a hook gets, so that a case's time is its
+// process's and two cases differ in the program alone.
+//
+// The reused case stages into a workspace whose outbox holds that one
+// copy; the new copies go to a workspace of their own, emptied before
+// each run (untimed). The hook's prune looks at every folder of the
+// outbox at every call that stages, so an outbox that grew with each new
+// copy made the reused figure depend on -runs (about 1.1 us a folder
+// here). "100 more copies" is the reused case in an outbox that also
+// holds 100 young folders, as two weeks of use may leave it. Run it with
+// bench/hook/run.sh, or:
 //
 //	CGO_ENABLED=0 go build -o /tmp/agent-host ./cmd/agent-host
 //	go run ./bench/hook -bin /tmp/agent-host [-empty EMPTY] [-before OLD-AGENT-HOST]
@@ -20,7 +36,7 @@
 // With -empty, each case after it is also given as a ratio to the empty
 // program (issue 15's goal: the hook at most 1.3x); with -before, an
 // earlier build's hook runs interleaved with this one, for a change's
-// before and after in one run.
+// before and after in one run (run.sh builds it from a git revision).
 package main
 
 import (
