@@ -133,6 +133,7 @@ func main() {
 	if *before != "" {
 		cases = append(cases,
 			benchCase{name: "before: hook, nothing to do", run: func() { run(env, noop, *before, "hook") }},
+			benchCase{name: "before: hook, new copy", before: fresh, run: func() { run(env, newCopy, *before, "hook") }, goal: true},
 			benchCase{name: "before: hook, reused", run: func() { run(env, reused, *before, "hook") }, goal: true})
 	}
 	if *only != "" {
