@@ -3,16 +3,32 @@
 //
 //   - start-up: the median wall time of one hook process on a one-file
 //     payload, when the file gets a new copy and when its copy is reused,
-//     next to /bin/true (the cost of starting any process here) and to a
-//     python3 that imports what the stage-user-files script imports (a
-//     floor under the script it replaces). Goal: at most 5 ms.
+//     next to /bin/true (the cost of starting any process here), an empty
+//     Go program and a python3 that imports what the stage-user-files
+//     script imports (a floor under the script it replaces). Goal: at most
+//     5 ms.
 //   - copy: the median wall time of staging a 64 MiB file (a new copy each
 //     run) next to cp of the same file. Goal: at least 0.9 of cp's speed.
 //
 // Each start-up case gives its median wall time, CPU time and minor page
 // faults (on Unix): most of what a short process spends after exec is
-// pages touched for the first time. The sides of each comparison run
-// interleaved, in one process, so they share the machine's load. Run it with bench/hook/run.sh, or:
+// pages touched for the first time. The cases run in rounds, one run of
+// each per round in a new order each round, in one process, so that they
+// share the machine's load and none always follows the same neighbour (in
+// a fixed order the case after the new copy's fsync, and the one after
+// python3, paid for them). Every process gets descriptors only (its
+// payload in a pipe filled before the start, standard error a file), and
+// the empty program gets what a hook gets, so that a case's time is its
+// process's and two cases differ in the program alone.
+//
+// The reused case stages into a workspace whose outbox holds that one
+// copy; the new copies go to a workspace of their own, emptied before
+// each run (untimed). The hook's prune looks at every folder of the
+// outbox at every call that stages, so an outbox that grew with each new
+// copy made the reused figure depend on -runs (about 1.1 us a folder
+// here). "100 more copies" is the reused case in an outbox that also
+// holds 100 young folders, as two weeks of use may leave it. Run it with
+// bench/hook/run.sh, or:
 //
 //	CGO_ENABLED=0 go build -o /tmp/agent-host ./cmd/agent-host
 //	go run ./bench/hook -bin /tmp/agent-host [-empty EMPTY] [-before OLD-AGENT-HOST]
@@ -20,7 +36,7 @@
 // With -empty, each case after it is also given as a ratio to the empty
 // program (issue 15's goal: the hook at most 1.3x); with -before, an
 // earlier build's hook runs interleaved with this one, for a change's
-// before and after in one run.
+// before and after in one run (run.sh builds it from a git revision).
 package main
 
 import (
@@ -30,6 +46,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	mrand "math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,63 +67,80 @@ func main() {
 	root, err := os.MkdirTemp("", "bench-hook-")
 	check(err)
 	defer os.RemoveAll(root)
-	ws, out, home := filepath.Join(root, "ws"), filepath.Join(root, "outside"), filepath.Join(root, "home")
-	for _, d := range []string{ws, out, home} {
+	stderrFile, err = os.Create(filepath.Join(root, "stderr"))
+	check(err)
+	// ws is the workspace of the reused cases: its outbox holds the one
+	// copy they reuse. The new-copy cases stage into wsNew, whose copies
+	// are removed (untimed) before each run, and crowded's outbox also
+	// holds 100 other copies, as two weeks of use might leave it: the
+	// hook's prune looks at every folder of the outbox at every call
+	// that stages, so an outbox that grew with the run count (as it did
+	// when the new copies went into ws) would make the reused figure
+	// depend on -runs.
+	ws, wsNew, crowded := filepath.Join(root, "ws"), filepath.Join(root, "ws-new"), filepath.Join(root, "ws-crowded")
+	out, home := filepath.Join(root, "outside"), filepath.Join(root, "home")
+	for _, d := range []string{ws, wsNew, crowded, out, home} {
 		check(os.Mkdir(d, 0o755))
 	}
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	payload := func(file string) []byte {
+	payloadIn := func(cwd, file string) []byte {
 		return mustJSON(map[string]any{
 			"session_id": "bench", "hook_event_name": "PreToolUse", "tool_name": "SendUserFile",
-			"cwd": ws, "tool_input": map[string]any{"files": []string{file}},
+			"cwd": cwd, "tool_input": map[string]any{"files": []string{file}},
 		})
 	}
-	hook := func(file string) func() {
-		p := payload(file)
-		return func() { run(env, p, *bin, "hook") }
-	}
-	hookOnly := func(file string) func() {
-		p := payload(file)
-		return func() { run(env, p, *only) }
-	}
+	payload := func(file string) []byte { return payloadIn(ws, file) }
+	hook := func(p []byte) func() { return func() { run(env, p, *bin, "hook") } }
+	hookOnly := func(p []byte) func() { return func() { run(env, p, *only) } }
 
-	fmt.Printf("agent-host hook, whole process, median of %d runs (interleaved)\n", *runs)
+	fmt.Printf("agent-host hook, whole process, median of %d runs (interleaved, in a new order each round)\n", *runs)
 	small := filepath.Join(out, "report.md")
 	check(os.WriteFile(small, []byte("# a small report\n"), 0o644))
+	changing := filepath.Join(out, "render.md")
+	check(os.WriteFile(changing, []byte("# a report written again before each run\n"), 0o644))
 	// Another tool's call: the hook reads it and prints nothing, so this
 	// is the binary's start-up alone.
 	noop := []byte(`{"session_id": "bench", "hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {}}`)
-	reuse := hook(small)
-	reuse() // the first call makes the copy
+	reused, reusedCrowded, newCopy := payload(small), payloadIn(crowded, small), payloadIn(wsNew, changing)
+	hook(reused)() // the first calls make the copies
+	hook(reusedCrowded)()
+	for i := range 100 {
+		check(os.Mkdir(filepath.Join(crowded, ".agent-harness", "outbox", fmt.Sprintf("%016x", i)), 0o755))
+	}
 	n := 0
 	fresh := func() {
 		// A new version of the file each run: its times change, so its
-		// digest and its copy are new.
+		// digest and its copy are new; the copies of earlier runs go.
 		n++
 		t := time.Unix(1_600_000_000+int64(n), 0)
-		check(os.Chtimes(small, t, t))
+		check(os.Chtimes(changing, t, t))
+		clearDigests(filepath.Join(wsNew, ".agent-harness", "outbox"))
 	}
 	cases := []benchCase{
 		{name: "/bin/true", run: func() { run(nil, nil, "/bin/true") }},
-		{name: "empty Go program", run: func() { run(nil, nil, *empty) }},
+		// The empty program gets what a hook gets (the environment and the
+		// payload on a pipe, which it does not read), so that the two
+		// differ in the program alone.
+		{name: "empty Go program", run: func() { run(env, reused, *empty) }},
 		{name: "agent-host hook, nothing to do", run: func() { run(env, noop, *bin, "hook") }},
-		{name: "agent-host hook, new copy", before: fresh, run: hook(small), goal: true},
-		{name: "agent-host hook, reused", run: reuse, goal: true},
+		{name: "agent-host hook, new copy", before: fresh, run: hook(newCopy), goal: true},
+		{name: "agent-host hook, reused", run: hook(reused), goal: true},
+		{name: "hook, reused, 100 more copies", run: hook(reusedCrowded), goal: true},
 	}
 	if *empty == "" {
 		cases = slices.Delete(cases, 1, 2)
 	}
 	if *before != "" {
-		p := payload(small)
 		cases = append(cases,
 			benchCase{name: "before: hook, nothing to do", run: func() { run(env, noop, *before, "hook") }},
-			benchCase{name: "before: hook, reused", run: func() { run(env, p, *before, "hook") }, goal: true})
+			benchCase{name: "before: hook, new copy", before: fresh, run: func() { run(env, newCopy, *before, "hook") }, goal: true},
+			benchCase{name: "before: hook, reused", run: func() { run(env, reused, *before, "hook") }, goal: true})
 	}
 	if *only != "" {
 		cases = append(cases,
 			benchCase{name: "hookonly, nothing to do", run: func() { run(env, noop, *only) }},
-			benchCase{name: "hookonly, new copy", before: fresh, run: hookOnly(small), goal: true},
-			benchCase{name: "hookonly, reused", run: hookOnly(small), goal: true})
+			benchCase{name: "hookonly, new copy", before: fresh, run: hookOnly(newCopy), goal: true},
+			benchCase{name: "hookonly, reused", run: hookOnly(reused), goal: true})
 	}
 	if py := python(); py != "" {
 		cases = append(cases, benchCase{name: "python3, imports only", run: func() {
@@ -137,7 +171,7 @@ func main() {
 	rand.Read(buf)
 	check(os.WriteFile(big, buf, 0o644))
 	outbox := filepath.Join(ws, ".agent-harness", "outbox")
-	bigHook := hook(big)
+	bigHook := hook(payload(big))
 	cpDst := filepath.Join(ws, "cp-copy.bin")
 	m := 0
 	copyCases := []benchCase{
@@ -182,15 +216,25 @@ type benchCase struct {
 	goal   bool // the 5 ms goal applies
 }
 
-// measure runs every case runs times, round robin, and returns each case's
-// median wall time, median CPU time (user and system, of the process) and
-// median count of minor page faults.
+// measure runs every case runs times, in rounds of one run each, and
+// returns each case's median wall time, median CPU time (user and system,
+// of the process) and median count of minor page faults. Each round runs
+// the cases in a new order (a fixed seed, so that two runs of the
+// benchmark see the same orders): a case is never always the one after
+// the new copy's fsync, or after the runtime's cheapest process.
 func measure(cases []benchCase, runs int) (wall, cpu []time.Duration, faults []int64) {
 	times := make([][]time.Duration, len(cases))
 	cpus := make([][]time.Duration, len(cases))
 	flts := make([][]int64, len(cases))
+	order := make([]int, len(cases))
+	for i := range order {
+		order[i] = i
+	}
+	shuffle := mrand.New(mrand.NewPCG(1, 2))
 	for r := 0; r < runs; r++ {
-		for i, c := range cases {
+		shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, i := range order {
+			c := cases[i]
 			if c.before != nil {
 				c.before()
 			}
@@ -220,24 +264,41 @@ var (
 	lastFaults int64
 )
 
-// run runs a process to its end; a failure stops the benchmark.
+// run runs a process to its end; a failure stops the benchmark. stdin,
+// when not nil, is written into a pipe before the start and the pipe's
+// read end is the process's standard input (as Claude Code gives a hook
+// its payload); standard error goes to a file. The process gets
+// descriptors only, so that no goroutine of this program copies while it
+// runs and the time measured is the process's.
 func run(env []string, stdin []byte, name string, args ...string) {
 	cmd := exec.Command(name, args...)
 	if env != nil {
 		cmd.Env = env
 	}
 	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+		r, w, err := os.Pipe()
+		check(err)
+		_, err = w.Write(stdin)
+		check(err)
+		check(w.Close())
+		defer r.Close()
+		cmd.Stdin = r
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	check(stderrFile.Truncate(0))
+	_, err := stderrFile.Seek(0, 0)
+	check(err)
+	cmd.Stderr = stderrFile
 	if err := cmd.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n%s", name, err, stderr.Bytes())
+		msg, _ := os.ReadFile(stderrFile.Name())
+		fmt.Fprintf(os.Stderr, "%s: %v\n%s", name, err, msg)
 		os.Exit(1)
 	}
 	lastCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	lastFaults = pageFaults(cmd.ProcessState)
 }
+
+// stderrFile is where the processes run write their standard error.
+var stderrFile *os.File
 
 // clearDigests removes the copies of earlier runs, so that each run writes
 // to a filesystem as empty as cp's.

@@ -48,8 +48,13 @@ func (f *FS) StatWith(cwd, path string, opts Options) (FileStat, error) {
 func (f *FS) MakeDir(cwd, path string, opts Options) (created bool, canon string, err error) {
 	err = f.locate(cwd, path, opts.NoFollow, func(l *jail.Location) error {
 		canon = l.Path
+		// What is there is looked at first: a directory that exists (the
+		// hook's outbox at every call but the first) costs one lstat, not
+		// a failed mkdir and then the lstat.
 		for {
-			if l.Name != "." {
+			fi, err := l.Dir.Lstat(l.Name)
+			switch {
+			case errors.Is(err, iofs.ErrNotExist) && l.Name != ".":
 				err := l.Dir.Mkdir(l.Name, 0o777)
 				if err == nil {
 					created = true
@@ -58,11 +63,7 @@ func (f *FS) MakeDir(cwd, path string, opts Options) (created bool, canon string
 				if !errors.Is(err, iofs.ErrExist) {
 					return err
 				}
-			}
-			fi, err := l.Dir.Lstat(l.Name)
-			switch {
-			case errors.Is(err, iofs.ErrNotExist):
-				continue // removed meanwhile: make it
+				continue // made meanwhile: look at what it is
 			case err != nil:
 				return err
 			case fi.Mode()&iofs.ModeSymlink != 0 && opts.NoFollow:
@@ -94,7 +95,12 @@ func (f *FS) ReadDir(cwd, path string, opts Options) ([]FileStat, error) {
 				return &os.PathError{Op: "readdir", Path: path, Err: syscall.ELOOP} // follow it
 			}
 		}
-		d, err := l.Dir.OpenFile(l.Name, os.O_RDONLY|jail.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+		// No O_NONBLOCK: O_DIRECTORY refuses a FIFO (ENOTDIR) before it
+		// is opened, so the open cannot wait for a writer; and a
+		// blocking descriptor is not tried on the runtime's poller,
+		// whose set-up (four system calls) a one-shot process such as
+		// the hook would otherwise pay for this listing alone.
+		d, err := l.Dir.OpenFile(l.Name, os.O_RDONLY|jail.O_DIRECTORY, 0)
 		if err != nil {
 			return err // ELOOP for a final link: followed, or ErrSymlink
 		}

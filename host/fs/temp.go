@@ -1,8 +1,9 @@
 package fs
 
 import (
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,10 +86,16 @@ func (l *sweepLog) done(k fileKey, now time.Time, entries int) {
 // fallback even where O_TMPFILE works.
 var noTmpfile atomic.Bool
 
-// tempName returns a fresh TempPrefix name.
+// tempName returns a fresh TempPrefix name. Its 64 bits come from
+// math/rand/v2's ChaCha8, which the runtime seeds from the system's
+// entropy: no other process can predict them, and none needs to fail to,
+// since a temporary file is made with O_EXCL (or linkat, which does not
+// replace) and a name taken is only tried again. crypto/rand's first read
+// costs a one-shot process (the hook's new copy) the set-up of its
+// getrandom state.
 func tempName() string {
 	var rnd [8]byte
-	rand.Read(rnd[:])
+	binary.LittleEndian.PutUint64(rnd[:], rand.Uint64())
 	return TempPrefix + hex.EncodeToString(rnd[:])
 }
 

@@ -6,15 +6,50 @@ import "golang.org/x/sys/unix"
 // the way (ELOOP). Without openat2 (Linux before 5.6) only the final
 // component is refused.
 func openNoLinks(path string, flag int) (int, error) {
+	fd, err := openat2NoLinks(path, flag)
+	if err == unix.ENOSYS || err == unix.EPERM {
+		return unix.Open(path, flag|unix.O_NOFOLLOW, 0)
+	}
+	return fd, err
+}
+
+// openOnlyNoLinks opens path with flag when no component on its way is a
+// symbolic link, as the kernel walks it (openat2 RESOLVE_NO_SYMLINKS);
+// any error (a link, a missing part, no openat2) means "don't know". An
+// absolute path so opened is its own real path but for spelling (see
+// pyRealpathNoLinks): that is what lets the hook skip Python's lstat of
+// every component.
+func openOnlyNoLinks(path string, flag int) (int, error) { return openat2NoLinks(path, flag) }
+
+// openat2NoLinks is openat2(AT_FDCWD, path, flag, RESOLVE_NO_SYMLINKS),
+// retried on EINTR and EAGAIN.
+func openat2NoLinks(path string, flag int) (int, error) {
 	how := unix.OpenHow{Flags: uint64(flag), Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
 	for {
 		fd, err := unix.Openat2(unix.AT_FDCWD, path, &how)
-		switch err {
-		case unix.EINTR, unix.EAGAIN:
+		if err == unix.EINTR || err == unix.EAGAIN {
 			continue
-		case unix.ENOSYS, unix.EPERM:
-			return unix.Open(path, flag|unix.O_NOFOLLOW, 0)
 		}
 		return fd, err
 	}
 }
+
+// realNoLinks returns the real path of p, an absolute path, when no
+// component on its way is a symbolic link (see openOnlyNoLinks and
+// pyRealpathNoLinks): one openat2 and a close instead of an lstat per
+// component. ok false: don't know, take it as Python does (pyRealpath).
+func realNoLinks(p string) (real string, ok bool) {
+	if len(p) == 0 || p[0] != '/' {
+		return "", false
+	}
+	fd, err := openOnlyNoLinks(p, unix.O_PATH|unix.O_CLOEXEC)
+	if err != nil {
+		return "", false
+	}
+	unix.Close(fd)
+	return pyRealpathNoLinks(p), true
+}
+
+// canTellNoLinks: realNoLinks and openSourceNoLinks can answer here (for
+// tests).
+const canTellNoLinks = true

@@ -24,9 +24,18 @@ func pyRealpath(p string) (string, error) {
 	return pyNormpath(path), nil
 }
 
+// pyRealpathNoLinks is pyRealpath(p) for an absolute p on whose way no
+// component is a symbolic link (the kernel said so: realNoLinks): the same
+// walk, with every component taken as it is written, and no system call.
+func pyRealpathNoLinks(p string) string {
+	path, _, _ := pyJoinRealpath("", p, nil)
+	return pyNormpath(path)
+}
+
 // pyJoinRealpath is posixpath._joinrealpath: path joined with rest, the
 // links in rest resolved. seen maps a link to what it resolved to (nil:
-// being resolved, so a loop).
+// being resolved, so a loop); a nil seen means that no component is a
+// link, so none is looked at.
 func pyJoinRealpath(path, rest string, seen map[string]*string) (string, bool, error) {
 	if strings.HasPrefix(rest, "/") {
 		rest = rest[1:]
@@ -51,6 +60,10 @@ func pyJoinRealpath(path, rest string, seen map[string]*string) (string, bool, e
 			continue
 		}
 		newpath := pyJoin(path, name)
+		if seen == nil {
+			path = newpath
+			continue
+		}
 		fi, err := os.Lstat(newpath)
 		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
 			path = newpath

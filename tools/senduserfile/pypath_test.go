@@ -59,6 +59,7 @@ print(json.dumps([[os.path.realpath(p), os.path.normpath(p), str(pathlib.PurePos
 	if err := json.Unmarshal(out, &want); err != nil {
 		t.Fatal(err)
 	}
+	fast := 0
 	for i, p := range paths {
 		real, err := pyRealpath(p)
 		if err != nil {
@@ -68,5 +69,25 @@ print(json.dumps([[os.path.realpath(p), os.path.normpath(p), str(pathlib.PurePos
 		if got != want[i] {
 			t.Errorf("%q: realpath, normpath, PurePosixPath = %q; python: %q", p, got, want[i])
 		}
+		// The hook's shortcuts, where the kernel finds no link on the way:
+		// the same real path, and for a file the same one opened.
+		if r, ok := realNoLinks(p); ok {
+			fast++
+			if r != want[i][0] {
+				t.Errorf("realNoLinks(%q) = %q; python's realpath: %q", p, r, want[i][0])
+			}
+		}
+		if f, r, ok := openSourceNoLinks(p); ok {
+			f.Close()
+			if r != want[i][0] {
+				t.Errorf("openSourceNoLinks(%q) gives %q; python's realpath: %q", p, r, want[i][0])
+			}
+		}
+	}
+	// Both answers must occur: the shortcut for the paths without a link,
+	// "don't know" for the others (and none where the platform cannot
+	// tell).
+	if canTellNoLinks && (fast == 0 || fast == len(paths)) {
+		t.Errorf("realNoLinks answered for %d of %d paths", fast, len(paths))
 	}
 }

@@ -228,7 +228,9 @@ func newStager(ctx context.Context, h *host.Host, cwd string, opts Options) *sta
 	if s.home == "" {
 		s.home = homeDir()
 	}
-	if real, err := pyRealpath(cwd); err == nil {
+	if real, ok := realNoLinks(cwd); ok {
+		s.real = real
+	} else if real, err := pyRealpath(cwd); err == nil {
 		s.real = real
 	} else {
 		s.realErr = err
@@ -379,11 +381,17 @@ func (s *stager) openGiven(given string) (*os.File, string, error) {
 // left alone (a missing file, a path through a file, a link loop, a
 // socket) is an error the caller ignores; what it would have failed on
 // after finding a file (a link it cannot read, a file it may not open)
-// wraps errScriptRaised, and the file is kept.
+// wraps errScriptRaised, and the file is kept. When the kernel opens the
+// path with no link on its way (openSourceNoLinks), that file and the
+// path as written (spelled as realpath spells it) are the answer, and
+// none of Python's lstats is needed.
 func (s *stager) openReal(given string) (*os.File, string, error) {
 	p := expandUser(given, s.home)
 	if !filepath.IsAbs(p) {
 		p = s.cwd + string(filepath.Separator) + p
+	}
+	if f, real, ok := openSourceNoLinks(p); ok {
+		return f, real, nil
 	}
 	real, err := pyRealpath(p)
 	if err != nil {

@@ -29,9 +29,16 @@ const (
 // init runs the helper when this process is one.
 func init() { RunIfHelper() }
 
-// RunIfHelper runs the helper and exits when this process is one (Env is
-// set); otherwise it returns at once.
+// RunIfHelper runs the helper and exits when this process is one (its
+// argv[0] is Name and Env is set); otherwise it returns at once. argv[0]
+// is looked at first: every helper is started with Name there (ServeArgv,
+// Config.Argv), and the first read of the environment builds a map of all
+// of it, which a process that is no helper may never need (a hook call
+// with nothing to do).
 func RunIfHelper() {
+	if len(os.Args) == 0 || os.Args[0] != Name {
+		return
+	}
 	if _, ok := syscall.Getenv(Env); ok {
 		exit(run(os.Args))
 	}
