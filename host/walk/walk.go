@@ -662,6 +662,12 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 	if w.opts.Batch != nil {
 		bb = batchBufPool.Get().(*batchBuf)
 	}
+	// rf: what the rules in force here can match at all; decide is
+	// asked only about the entries it lets through.
+	var rf ruleFilter
+	if ctx.repo != nil && !ctx.trackedOnly {
+		rf = filterFor(ctx)
+	}
 	var ix indexDir // the part of ctx.repo's index below this directory, once an entry needs it
 	ixRead, ixOK := false, false
 	for i := range ents {
@@ -709,7 +715,7 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 		enterTracked := false // an ignored directory holding tracked files
 		// An Included entry is listed whatever the rules say; below it
 		// the rules apply again, entry by entry.
-		if verdict != Include && ctx.repo != nil && (ctx.trackedOnly || ctx.ignored(n, isDir, &scratch)) {
+		if verdict != Include && ctx.repo != nil && (ctx.trackedOnly || rf.mayMatch(n) && ctx.ignored(n, isDir, &scratch)) {
 			// Ignored (or below an ignored directory): only what the index
 			// tracks is listed.
 			if !ixRead {

@@ -1,0 +1,138 @@
+package walk
+
+import (
+	"strings"
+	"testing"
+)
+
+// The walk asks decide only about the entries a directory's ruleFilter
+// lets through: a name the filter turns away must be one that no rule in
+// force matches at any depth, for a file and a directory, with and
+// without core.ignorecase.
+
+// filterFiles are ignore files of literal names, extensions and paths
+// (what the filter is keyed by), negations and directory-only rules among
+// them, at three depths; info/exclude and the global file hold more.
+var filterFiles = struct{ root, sub, deep, exclude, global, globs string }{
+	root:    "*.log\n*.tmp\n!keep.log\n/dist/\nnode_modules/\n**/cache/\n*.o\n.env\ndocs/out\n/a/b\nCache\n*.TAR.gz\n",
+	sub:     "[a-c]*.txt\n*.md\n!README.md\nvendor/\n/x/only\nx/deep/path.go\nZ\n",
+	deep:    "[kx].pyc\n*.pyo\n/here\nthere/\n!keep.pyc\n*.\n",
+	exclude: "*.swp\nsub/x/excluded\n/top\n",
+	global:  ".DS_Store\n*.bak\nsub/x/g.go\n",
+	globs:   "a*b\n",
+}
+
+// filterNames are entry names tried in each directory: each key above in
+// several cases, with and without their extensions, and names no rule
+// holds.
+var filterNames = []string{
+	"x.log", "X.LOG", "keep.log", "a.tmp", "dist", "DIST", "node_modules", "Node_Modules", "cache", "CACHE",
+	"x.o", "x.O", ".env", ".ENV", "out", "docs", "b", "B", "a", "Cache", "cachE", "f.tar.gz", "f.TAR.GZ", "f.gz",
+	"a.txt", "A.TXT", "d.txt", "x.md", "README.md", "readme.MD", "vendor", "VENDOR", "only", "path.go", "Z", "z",
+	"x.pyc", "x.PYO", "here", "HERE", "there", "keep.pyc", "x.", "X.", "x.swp", "excluded", "top", "TOP",
+	".DS_Store", ".ds_store", "x.bak", "g.go", "G.GO", "main.go", "util.ts", "x", "sub", "deep", "aXb", "ab",
+	"log", "tmp", ".log", "o", "gz", "txt", "md", "pyc", "swp", "bak", "e", "x.Log", "py",
+}
+
+// filterCtxs are the contexts of the directories "", "sub/", "sub/x/"
+// and "sub/x/deep/" of a repository with the files above (and, with
+// globs, the glob file at the root as well).
+func filterCtxs(fold, globs bool) []*dirCtx {
+	parse := func(text, base string) *ruleSet { return parseRules([]byte(text), "x", base, fold) }
+	r := &repoInfo{valid: true, fold: fold, exclude: parse(filterFiles.exclude, ""), global: parse(filterFiles.global, "")}
+	rootText := filterFiles.root
+	if globs {
+		rootText += filterFiles.globs
+	}
+	root := repoRootCtx(r).withRules(parse(rootText, ""))
+	sub := root.child("sub").withRules(parse(filterFiles.sub, "sub/"))
+	x := sub.child("x")
+	deep := x.child("deep").withRules(parse(filterFiles.deep, "sub/x/deep/"))
+	return []*dirCtx{root, sub, x, deep}
+}
+
+func TestRuleFilterAgrees(t *testing.T) {
+	turned, matched := 0, 0
+	for _, fold := range []bool{false, true} {
+		for _, globs := range []bool{false, true} {
+			for _, ctx := range filterCtxs(fold, globs) {
+				f := filterFor(ctx)
+				if globs != f.all {
+					t.Errorf("fold %v globs %v dir %q: filter takes everything: %v", fold, globs, ctx.rel, f.all)
+				}
+				for _, name := range filterNames {
+					for _, isDir := range []bool{false, true} {
+						rs, i := ctx.decide(ctx.rel+name, name, isDir)
+						if rs != nil {
+							matched++
+						}
+						if f.mayMatch(name) {
+							continue
+						}
+						turned++
+						if rs != nil {
+							t.Errorf("fold %v dir %q: the filter turns %q (dir %v) away, but line %d of %q matches it",
+								fold, ctx.rel, name, isDir, rs.rules[i].line, rs.base)
+						}
+					}
+				}
+			}
+		}
+	}
+	// Both kinds are many, or the test above proves little.
+	if turned < 200 || matched < 100 {
+		t.Errorf("the filter turned %d questions away and the rules matched %d: too few to tell", turned, matched)
+	}
+}
+
+// TestRuleFilterTurnsAway pins that the filter does turn names away (else
+// the walk asks decide about everything and the test above compares
+// nothing): the common names of a source tree are in no ignore file.
+func TestRuleFilterTurnsAway(t *testing.T) {
+	for _, fold := range []bool{false, true} {
+		ctxs := filterCtxs(fold, false)
+		f := filterFor(ctxs[len(ctxs)-1])
+		for _, name := range []string{"main.go", "README", "Makefile", "x.json", "go.mod", "LICENSE", "index.js", "src", "cmd"} {
+			if f.mayMatch(name) {
+				t.Errorf("fold %v: %q may match (%+v)", fold, name, f)
+			}
+		}
+		for _, name := range []string{"x.log", "node_modules", "there", "here", "x.bak", "f.TAR.gz"} {
+			if !f.mayMatch(name) {
+				t.Errorf("fold %v: %q is turned away", fold, name)
+			}
+		}
+	}
+	// Sets that disagree on core.ignorecase are not filtered.
+	var f ruleFilter
+	f.add(parseRules([]byte("a\n"), "x", "", false), 0)
+	f.add(parseRules([]byte("b\n"), "x", "", true), 0)
+	if !f.all {
+		t.Error("sets folding differently are filtered")
+	}
+}
+
+// FuzzRuleFilter holds the filter to decide for any ignore file at the
+// root and at sub/, and any name in sub/.
+func FuzzRuleFilter(f *testing.F) {
+	f.Add(filterFiles.root, filterFiles.sub, "x.log", false)
+	f.Add("/sub/abc\n", "", "abc", true)
+	f.Add("sub/q\n", "q/", "q", false)
+	f.Fuzz(func(t *testing.T, root, sub, name string, fold bool) {
+		if len(root) > 256 || len(sub) > 256 || name == "" || len(name) > 64 || strings.ContainsAny(name, "/\x00") {
+			return
+		}
+		r := &repoInfo{valid: true, fold: fold}
+		ctx := repoRootCtx(r).withRules(parseRules([]byte(root), "x", "", fold)).
+			child("sub").withRules(parseRules([]byte(sub), "x", "sub/", fold))
+		fl := filterFor(ctx)
+		if fl.mayMatch(name) {
+			return
+		}
+		for _, isDir := range []bool{false, true} {
+			if rs, i := ctx.decide(ctx.rel+name, name, isDir); rs != nil {
+				t.Errorf("the filter turns %q (dir %v) away, but %q matches it", name, isDir, rs.rules[i].text)
+			}
+		}
+	})
+}
