@@ -294,6 +294,26 @@ func (ix *gitIndex) dir(prefix string) indexDir {
 	return indexDir{names: rest[:n], skip: len(prefix)}
 }
 
+// sub is the part of the index below the directory's subdirectory name:
+// d.sub(name) is ix.dir(prefix+name+"/") for d = ix.dir(prefix), found
+// among d's names (a walk that has its parent's part looks there, not in
+// the whole index).
+func (d indexDir) sub(name string) indexDir {
+	lo := d.search(name, true)
+	rest := d.names[lo:]
+	// The names below name+"/" are contiguous from lo (as in dir).
+	n, hi := 0, len(rest)
+	for n < hi {
+		m := int(uint(n+hi) >> 1)
+		if k := rest[m][d.skip:]; len(k) > len(name) && k[len(name)] == '/' && k[:len(name)] == name {
+			n = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return indexDir{names: rest[:n], skip: d.skip + len(name) + 1}
+}
+
 // tracked reports whether the directory's entry name is an entry of the
 // index.
 func (d indexDir) tracked(name string) bool {
@@ -330,6 +350,11 @@ func (d indexDir) search(name string, slash bool) int {
 // lessKey reports whether n sorts before name (before name+"/" with
 // slash), byte-wise.
 func lessKey(n, name string, slash bool) bool {
+	// Names below one directory mostly differ in their first byte: one
+	// compare then decides, without a call to the runtime's.
+	if len(n) > 0 && len(name) > 0 && n[0] != name[0] {
+		return n[0] < name[0]
+	}
 	if !slash {
 		return n < name
 	}

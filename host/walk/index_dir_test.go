@@ -12,7 +12,7 @@ import (
 // directory of a random index (names that share prefixes with '-', '.',
 // '0' and '/' after them, which sort around '/'), and for names in it and
 // not, tracked(name) is ix.tracked(dir+name) and holds(name) is
-// ix.holds(dir+name+"/").
+// ix.holds(dir+name+"/"), and sub(name) is ix.dir(dir+name+"/").
 func TestIndexDirAgrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	parts := []string{"a", "a-b", "a.b", "a0", "b", "ab", "a/"[:1] + "!", "z"}
@@ -43,7 +43,7 @@ func TestIndexDirAgrees(t *testing.T) {
 		}
 	}
 	dirs["nothere/"] = true
-	checked := 0
+	checked, subs := 0, 0
 	for dir := range dirs {
 		d := ix.dir(dir)
 		for _, n := range d.names {
@@ -58,11 +58,18 @@ func TestIndexDirAgrees(t *testing.T) {
 			if got, want := d.holds(name), ix.holds(dir+name+"/"); got != want {
 				t.Errorf("dir(%q).holds(%q) = %v, whole index says %v", dir, name, got, want)
 			}
+			// The walk finds a subdirectory's part in its parent's.
+			if got, want := d.sub(name), ix.dir(dir+name+"/"); !slices.Equal(got.names, want.names) || got.skip != want.skip {
+				t.Errorf("dir(%q).sub(%q) = %d names from %d, dir(%q) = %d names from %d",
+					dir, name, len(got.names), got.skip, dir+name+"/", len(want.names), want.skip)
+			} else if len(got.names) > 0 {
+				subs++
+			}
 			checked++
 		}
 	}
-	if checked < 1000 {
-		t.Fatalf("only %d lookups checked", checked)
+	if checked < 1000 || subs < 200 {
+		t.Fatalf("only %d lookups checked, %d of them with names below", checked, subs)
 	}
 	var nilIx *gitIndex
 	if d := nilIx.dir("a/"); d.tracked("a") || d.holds("a") {
