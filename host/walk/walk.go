@@ -677,7 +677,8 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 	if ctx.repo != nil && !ctx.trackedOnly {
 		rf = filterFor(ctx)
 	}
-	var ix indexDir // the part of ctx.repo's index below this directory, once an entry needs it
+	done := w.ctx.Done() // asked once: the same channel every time
+	var ix indexDir      // the part of ctx.repo's index below this directory, once an entry needs it
 	ixRead, ixOK := false, false
 	for i := range ents {
 		drop()
@@ -750,7 +751,7 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			break
 		}
 		select {
-		case <-w.ctx.Done():
+		case <-done:
 			// Seen at once, not when the AfterFunc's goroutine runs.
 			w.halt(w.ctx.Err())
 			continue
