@@ -449,14 +449,15 @@ func matchPathname(r *rule, path string, fold bool) bool {
 // ruleFilter is, for one directory of a walk, what the rules in force
 // there can match at all (the directory's .gitignore and those above it,
 // info/exclude and the global excludes file): the keyBit of every literal
-// name and extension they are keyed by, and of every literal path turned
-// to the directory's depth. A rule that is neither a name, an extension
-// nor a path (a glob) can match anything, and then so can the filter.
-// An entry whose bits are all clear is matched by no rule (decide finds
-// none), so the walk does not ask decide about it: most names of a tree
-// are in no ignore file.
+// name and extension they are keyed by, of every literal path turned to
+// the directory's depth, and for the globs a literal run of bytes that
+// the entry's name must hold for the glob to match it there. A glob with
+// no such run (or one that the directory's own path already holds) can
+// match anything, and then so can the filter. An entry that the filter
+// turns away is matched by no rule (decide finds none), so the walk does
+// not ask decide about it: most names of a tree are in no ignore file.
 type ruleFilter struct {
-	all    bool   // some rule is a glob, or the sets disagree on fold
+	all    bool   // some glob can match any name here, or the sets disagree on fold
 	fold   bool   // core.ignorecase (the same for every set, else all)
 	set    bool   // fold is known
 	names  uint64 // nmBits
@@ -465,6 +466,10 @@ type ruleFilter struct {
 	paths2 uint64 // pthBits2
 	exts   uint64 // extBits
 	exts2  uint64 // extBits2
+	// needs[:nneeds]: a name that holds none of them is matched by none
+	// of the globs (more than fit: all).
+	needs  [4]string
+	nneeds int
 }
 
 // filterFor is the ruleFilter of the directory whose context is x (its
@@ -475,17 +480,17 @@ func filterFor(x *dirCtx) ruleFilter {
 		return f
 	}
 	for n := x.chain; n != nil; n = n.parent {
-		f.add(n.rules, len(x.rel))
+		f.add(n.rules, x.rel)
 	}
-	f.add(x.repo.exclude, len(x.rel))
-	f.add(x.repo.global, len(x.rel))
+	f.add(x.repo.exclude, x.rel)
+	f.add(x.repo.global, x.rel)
 	return f
 }
 
-// add takes in rs, in force in a directory whose path relative to the
-// repository root is dirLen bytes long (rs's own directory is at or
+// add takes in rs, in force in the directory rel (relative to the
+// repository root, "" or ending in '/'; rs's own directory is rel or
 // above it).
-func (f *ruleFilter) add(rs *ruleSet, dirLen int) {
+func (f *ruleFilter) add(rs *ruleSet, rel string) {
 	if rs.empty() {
 		return
 	}
@@ -493,7 +498,7 @@ func (f *ruleFilter) add(rs *ruleSet, dirLen int) {
 		f.all = true
 	}
 	f.fold, f.set = rs.fold, true
-	if len(rs.globs) > 0 || rs.plain {
+	if rs.plain {
 		f.all = true
 	}
 	f.names |= rs.nmBits
@@ -501,15 +506,73 @@ func (f *ruleFilter) add(rs *ruleSet, dirLen int) {
 	f.exts |= rs.extBits
 	f.exts2 |= rs.extBits2
 	f.paths2 |= rs.pthBits2
+	// match is handed the path below rs's directory: dir, then the name.
+	dir := rel[min(len(rs.base), len(rel)):]
 	if rs.pthBits != 0 {
-		// match looks the path below rs's directory up in byPath: s
-		// bytes of the directory, then the name. keyBit's bit for a
-		// string s bytes longer with the same last byte is the name's
-		// turned left by 7*s, so turning the keys' bits right by as much
-		// gives the bits of the names whose paths they are.
-		s := dirLen - len(rs.base)
-		f.paths |= bits.RotateLeft64(rs.pthBits, -int(uint(7*s)&63))
+		// It looks that path up in byPath. keyBit's bit for a string s
+		// bytes longer with the same last byte is the name's turned left
+		// by 7*s, so turning the keys' bits right by as much gives the
+		// bits of the names whose paths they are.
+		f.paths |= bits.RotateLeft64(rs.pthBits, -int(uint(7*len(dir))&63))
 	}
+	for _, g := range rs.globs {
+		if !f.all {
+			f.glob(&rs.rules[g], rs.fold, dir)
+		}
+	}
+}
+
+// glob takes in the glob rule r, matched (by match) against the path
+// dir+name (a basename glob: against the name).
+func (f *ruleFilter) glob(r *rule, fold bool, dir string) {
+	if fold {
+		f.all = true // no literal run is kept with core.ignorecase
+		return
+	}
+	if r.flags&ruleNoDir != 0 {
+		// matchBasename: a name without r.need, or without the suffix
+		// of "*literal", is not matched.
+		need := r.need
+		if need == "" && r.flags&ruleEndsWith != 0 {
+			need = r.pattern[1:]
+		}
+		f.need(need)
+		return
+	}
+	// matchPathname: the path starts with the literal prefix, and what
+	// follows it holds r.need. Neither the prefix's rest nor the need can
+	// run from dir into the name: dir ends in '/', which a name never
+	// holds, and the need holds none.
+	lit := r.pattern[:r.prefix]
+	if len(dir) >= len(lit) {
+		if dir[:len(lit)] != lit {
+			return // not below the prefix: never matches here
+		}
+		if rest := dir[len(lit):]; r.need == "" || strings.Contains(rest, r.need) {
+			f.all = true
+			return
+		}
+		f.need(r.need)
+		return
+	}
+	if lit[:len(dir)] != dir {
+		return
+	}
+	rest := lit[len(dir):] // the name must start with it
+	if strings.IndexByte(rest, '/') >= 0 {
+		return // a name holds no '/'
+	}
+	f.need(rest)
+}
+
+// need records that some glob can match only names holding s ("": any).
+func (f *ruleFilter) need(s string) {
+	if s == "" || f.nneeds == len(f.needs) {
+		f.all = true
+		return
+	}
+	f.needs[f.nneeds] = s
+	f.nneeds++
 }
 
 // mayMatch reports whether some rule in force could match the entry
@@ -527,7 +590,14 @@ func (f *ruleFilter) mayMatch(name string) bool {
 	if f.exts != 0 {
 		if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
 			e := name[dot+1:]
-			return f.exts&foldBit(e, f.fold) != 0 && f.exts2&foldBit2(e, f.fold) != 0
+			if f.exts&foldBit(e, f.fold) != 0 && f.exts2&foldBit2(e, f.fold) != 0 {
+				return true
+			}
+		}
+	}
+	for _, s := range f.needs[:f.nneeds] {
+		if strings.Contains(name, s) {
+			return true
 		}
 	}
 	return false

@@ -11,11 +11,15 @@ import (
 // without core.ignorecase.
 
 // filterFiles are ignore files of literal names, extensions and paths
-// (what the filter is keyed by), negations and directory-only rules among
-// them, at three depths; info/exclude and the global file hold more.
+// (what the filter is keyed by), globs that need a literal run (which it
+// looks for in the name, or finds in the directory's path), negations and
+// directory-only rules among them, at three depths; info/exclude and the
+// global file hold more. globs holds a glob with no run (the filter then
+// takes everything).
 var filterFiles = struct{ root, sub, deep, exclude, global, globs string }{
-	root:    "*.log\n*.tmp\n!keep.log\n/dist/\nnode_modules/\n**/cache/\n*.o\n.env\ndocs/out\n/a/b\nCache\n*.TAR.gz\n",
-	sub:     "[a-c]*.txt\n*.md\n!README.md\nvendor/\n/x/only\nx/deep/path.go\nZ\n",
+	root: "*.log\n*.tmp\n!keep.log\n/dist/\nnode_modules/\n**/cache/\n*.o\n.env\ndocs/out\n/a/b\nCache\n*.TAR.gz\n" +
+		"**/tmp/**\ndocs/**/*.txt\n/testdata/*.json\n/sub/gen*/\n",
+	sub:     "[a-c]*.txt\n*.md\n!README.md\nvendor/\n/x/only\nx/deep/path.go\nZ\n*.py[co]\n*foo\nx/th*.go\n",
 	deep:    "[kx].pyc\n*.pyo\n/here\nthere/\n!keep.pyc\n*.\n",
 	exclude: "*.swp\nsub/x/excluded\n/top\n",
 	global:  ".DS_Store\n*.bak\nsub/x/g.go\n",
@@ -23,8 +27,8 @@ var filterFiles = struct{ root, sub, deep, exclude, global, globs string }{
 }
 
 // filterNames are entry names tried in each directory: each key above in
-// several cases, with and without their extensions, and names no rule
-// holds.
+// several cases, with and without their extensions, names holding the
+// globs' runs, and names no rule holds.
 var filterNames = []string{
 	"x.log", "X.LOG", "keep.log", "a.tmp", "dist", "DIST", "node_modules", "Node_Modules", "cache", "CACHE",
 	"x.o", "x.O", ".env", ".ENV", "out", "docs", "b", "B", "a", "Cache", "cachE", "f.tar.gz", "f.TAR.GZ", "f.gz",
@@ -32,11 +36,14 @@ var filterNames = []string{
 	"x.pyc", "x.PYO", "here", "HERE", "there", "keep.pyc", "x.", "X.", "x.swp", "excluded", "top", "TOP",
 	".DS_Store", ".ds_store", "x.bak", "g.go", "G.GO", "main.go", "util.ts", "x", "sub", "deep", "aXb", "ab",
 	"log", "tmp", ".log", "o", "gz", "txt", "md", "pyc", "swp", "bak", "e", "x.Log", "py",
+	"tmp", "x.tmp", "TMP", "q.json", "x.json", "testdata", "gen", "gen1", "xgen", "foo", "afoo", "FOO", "a.py",
+	"x.pyd", "this.go", "th.go", "that.go", "the", "x.txt", "a.foo",
 }
 
-// filterCtxs are the contexts of the directories "", "sub/", "sub/x/"
-// and "sub/x/deep/" of a repository with the files above (and, with
-// globs, the glob file at the root as well).
+// filterCtxs are the contexts of the directories "", "sub/", "sub/x/",
+// "sub/x/deep/", "tmp/", "docs/", "docs/a/" and "testdata/" of a
+// repository with the files above (and, with globs, the glob file at the
+// root as well).
 func filterCtxs(fold, globs bool) []*dirCtx {
 	parse := func(text, base string) *ruleSet { return parseRules([]byte(text), "x", base, fold) }
 	r := &repoInfo{valid: true, fold: fold, exclude: parse(filterFiles.exclude, ""), global: parse(filterFiles.global, "")}
@@ -48,7 +55,8 @@ func filterCtxs(fold, globs bool) []*dirCtx {
 	sub := root.child("sub").withRules(parse(filterFiles.sub, "sub/"))
 	x := sub.child("x")
 	deep := x.child("deep").withRules(parse(filterFiles.deep, "sub/x/deep/"))
-	return []*dirCtx{root, sub, x, deep}
+	docs := root.child("docs")
+	return []*dirCtx{root, sub, x, deep, root.child("tmp"), docs, docs.child("a"), root.child("testdata")}
 }
 
 func TestRuleFilterAgrees(t *testing.T) {
@@ -57,7 +65,10 @@ func TestRuleFilterAgrees(t *testing.T) {
 		for _, globs := range []bool{false, true} {
 			for _, ctx := range filterCtxs(fold, globs) {
 				f := filterFor(ctx)
-				if globs != f.all {
+				// Everything: with a glob that needs no run, with
+				// core.ignorecase, and below tmp/, where "**/tmp/**"
+				// matches any name.
+				if want := globs || fold || ctx.rel == "tmp/"; want != f.all {
 					t.Errorf("fold %v globs %v dir %q: filter takes everything: %v", fold, globs, ctx.rel, f.all)
 				}
 				for _, name := range filterNames {
@@ -90,12 +101,24 @@ func TestRuleFilterAgrees(t *testing.T) {
 // nothing): the common names of a source tree are in no ignore file.
 func TestRuleFilterTurnsAway(t *testing.T) {
 	for _, fold := range []bool{false, true} {
-		ctxs := filterCtxs(fold, false)
-		f := filterFor(ctxs[len(ctxs)-1])
+		// The deepest directory; with core.ignorecase, without the root's
+		// and sub/'s globs (the filter keeps no run then).
+		parse := func(text, base string) *ruleSet { return parseRules([]byte(text), "x", base, fold) }
+		ctx := repoRootCtx(&repoInfo{valid: true, fold: fold, exclude: parse(filterFiles.exclude, ""), global: parse(filterFiles.global, "")}).
+			withRules(parse(filterFiles.root, "")).child("sub").withRules(parse(filterFiles.sub, "sub/")).child("x").
+			child("deep").withRules(parse(filterFiles.deep, "sub/x/deep/"))
+		if fold {
+			ctx = repoRootCtx(&repoInfo{valid: true, fold: true}).withRules(parse("*.log\nnode_modules/\n/sub/x/deep/here\nthere\n*.bak\n*.TAR.gz\n", ""))
+			ctx = ctx.child("sub").child("x").child("deep")
+		}
+		f := filterFor(ctx)
 		for _, name := range []string{"main.go", "README", "Makefile", "x.json", "go.mod", "LICENSE", "index.js", "src", "cmd"} {
 			if f.mayMatch(name) {
 				t.Errorf("fold %v: %q may match (%+v)", fold, name, f)
 			}
+		}
+		if !fold && f.nneeds < 2 {
+			t.Errorf("the globs left %d runs to look for: %q", f.nneeds, f.needs[:f.nneeds])
 		}
 		for _, name := range []string{"x.log", "node_modules", "there", "here", "x.bak", "f.TAR.gz"} {
 			if !f.mayMatch(name) {
@@ -103,10 +126,21 @@ func TestRuleFilterTurnsAway(t *testing.T) {
 			}
 		}
 	}
+	// Names the globs' runs let through, and only them.
+	ctxs := filterCtxs(false, false)
+	f := filterFor(ctxs[3])
+	for _, name := range []string{"afoo", "x.pyc", "x.pyd", "tmp"} {
+		if !f.mayMatch(name) {
+			t.Errorf("%q (a glob's run) is turned away from sub/x/deep/", name)
+		}
+	}
+	if f := filterFor(ctxs[7]); !f.mayMatch("q.json") || f.mayMatch("q.jso") {
+		t.Errorf("testdata/: q.json turned away %v, q.jso let through %v", !f.mayMatch("q.json"), f.mayMatch("q.jso"))
+	}
 	// Sets that disagree on core.ignorecase are not filtered.
-	var f ruleFilter
-	f.add(parseRules([]byte("a\n"), "x", "", false), 0)
-	f.add(parseRules([]byte("b\n"), "x", "", true), 0)
+	f = ruleFilter{}
+	f.add(parseRules([]byte("a\n"), "x", "", false), "")
+	f.add(parseRules([]byte("b\n"), "x", "", true), "")
 	if !f.all {
 		t.Error("sets folding differently are filtered")
 	}
