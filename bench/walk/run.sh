@@ -74,7 +74,7 @@ fi
 
 for t in $trees; do
   d="$work/$t"
-  echo "== $t: $(find "$d" -path "$d/.git" -prune -o -type f -print | wc -l) files on disk"
+  echo "== $t: $(find "$d/" -path "$d/.git" -prune -o -type f -print | wc -l) files on disk"
   (cd "$d" && "$work/bin/agent-host" walk | LC_ALL=C sort > "$work/$t.ah")
   (cd "$d" && git -c core.quotePath=false ls-files -co --exclude-standard | LC_ALL=C sort > "$work/$t.git")
   (cd "$d" && "$work/bin/agent-host" walk --no-hidden | LC_ALL=C sort > "$work/$t.ah-nohidden")
