@@ -76,3 +76,44 @@ func TestIndexDirAgrees(t *testing.T) {
 		t.Error("a nil index tracks something")
 	}
 }
+
+// rawIndex is a version 2 index holding names in the order given (all
+// fields but the name zero; the checksum is not checked).
+func rawIndex(names ...string) []byte {
+	b := []byte("DIRC\x00\x00\x00\x02")
+	b = append(b, byte(len(names)>>24), byte(len(names)>>16), byte(len(names)>>8), byte(len(names)))
+	for _, n := range names {
+		e := make([]byte, indexEntryFixed)
+		e[24], e[25] = 0x81, 0xa4 // mode 0100644
+		e[60], e[61] = byte(len(n)>>8), byte(len(n))
+		e = append(e, n...)
+		e = append(e, make([]byte, 8-(len(e)%8))...) // 1 to 8 NULs
+		b = append(b, e...)
+	}
+	return append(b, make([]byte, indexChecksumLen)...)
+}
+
+// TestIndexOrder: the order is checked as the names are decoded; an index
+// out of order (a hand-made one) or with a name twice (the stages of a
+// conflict) is sorted and made unique, one in order is kept as it is.
+func TestIndexOrder(t *testing.T) {
+	for _, c := range []struct {
+		in     []string
+		sorted bool
+		want   []string
+	}{
+		{[]string{"a", "b/c", "b/d"}, true, []string{"a", "b/c", "b/d"}},
+		{[]string{"b", "a", "c"}, false, []string{"a", "b", "c"}},
+		{[]string{"a", "m", "m", "m", "z"}, false, []string{"a", "m", "z"}},
+		{[]string{"a", "c", "b"}, false, []string{"a", "b", "c"}},
+		{[]string{"x"}, true, []string{"x"}},
+	} {
+		names, sorted, err := decodeNames(rawIndex(c.in...))
+		if err != nil || sorted != c.sorted || !slices.Equal(names, c.in) {
+			t.Errorf("decodeNames(%q) = %q, sorted %v, %v; want the names, sorted %v", c.in, names, sorted, err, c.sorted)
+		}
+		if ix := parseIndex(rawIndex(c.in...), "index"); ix.err != nil || !slices.Equal(ix.names, c.want) {
+			t.Errorf("parseIndex(%q) = %q, %v; want %q", c.in, ix.names, ix.err, c.want)
+		}
+	}
+}
