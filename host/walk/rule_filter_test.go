@@ -1,6 +1,8 @@
 package walk
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -169,4 +171,64 @@ func FuzzRuleFilter(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRuleFilterWalkAgreesWithGit walks random trees, with random ignore
+// files drawn from literal, extension, path and glob rules (with and
+// without the literal runs the filter keys globs by) at several depths,
+// some ignored files tracked, against git ls-files -co --exclude-standard.
+func TestRuleFilterWalkAgreesWithGit(t *testing.T) {
+	pool := []string{"*.log", "!keep.log", "/dist", "node_modules/", "**/cache/", "*.o", "**/tmp/**", "docs/**/*.txt",
+		"/testdata/*.json", "[a-c]*.txt", "*.py[co]", "*foo", "x/th*.go", "gen*/", "!gen1/keep", "*.md", "!README.md",
+		"a/b", "/a/c/", "*.TAR.gz", "b?d", "Cache", "keep", "*", "!*.go", "th*", "/x/", "q.*"}
+	dirs := []string{"", "a/", "a/b/", "a/c/", "docs/", "docs/x/", "tmp/", "testdata/", "x/", "gen1/", "a/b/tmp/", "node_modules/"}
+	names := []string{"x.log", "keep.log", "dist", "x.o", "a.txt", "d.txt", "q.json", "main.go", "this.go", "afoo",
+		"x.pyc", "x.py", "README.md", "y.md", "bad", "bd", "f.tar.gz", "Cache", "keep", "thing"}
+	r := rand.New(rand.NewPCG(5, 6))
+	rounds := 10
+	if testing.Short() {
+		rounds = 3
+	}
+	for round := range rounds {
+		e := newGitEnv(t, false)
+		var made []string
+		for _, d := range dirs {
+			if d != "" {
+				e.make(d)
+			}
+			for _, n := range names {
+				if r.IntN(3) == 0 {
+					e.make(d + n)
+					made = append(made, d+n)
+				}
+			}
+			if r.IntN(3) != 0 {
+				var lines []string
+				for range 1 + r.IntN(4) {
+					lines = append(lines, pool[r.IntN(len(pool))])
+				}
+				e.write(d+".gitignore", strings.Join(lines, "\n")+"\n")
+			}
+		}
+		// Some files tracked whatever the rules say: the walk lists them.
+		for _, p := range made {
+			if r.IntN(8) == 0 {
+				e.git(e.repo, "add", "-f", "--", p)
+			}
+		}
+		var want []string
+		for _, p := range strings.Split(string(e.git(e.repo, "ls-files", "-z", "-co", "--exclude-standard")), "\x00") {
+			if p != "" && !slices.Contains(want, p) {
+				want = append(want, p)
+			}
+		}
+		slices.Sort(want)
+		got, _, err := walkRel(t, e.cache(), e.repo, Options{Hidden: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("round %d: walk and git differ:\n%s", round, diff(want, got))
+		}
+	}
 }
