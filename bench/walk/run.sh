@@ -17,8 +17,10 @@
 # "agent-host walk" (git's set) against git ls-files -co --exclude-standard,
 # where the figure is the CPU ratio (user+sys, "cpu" column), then the
 # floor of a Go walk (bench/walk/floor) and an empty Go program against
-# the same git, and both sides with no rules (walk --no-ignore against
-# git ls-files -co). With
+# the same git, both sides with no rules (walk --no-ignore against
+# git ls-files -co) and the walk without the index (--no-index), then what
+# the system calls that list git's directories cost alone (floor -calls).
+# With
 # MILLION=1, also million/ (gentree -files 1000000, about 4 GB of inodes
 # and 10 minutes to build once) against rg --files. Then IsPathIgnored
 # against git check-ignore on 10,000 sampled paths of tree/, and the whole
@@ -72,7 +74,7 @@ fi
 
 for t in $trees; do
   d="$work/$t"
-  echo "== $t: $(find "$d" -path "$d/.git" -prune -o -type f -print | wc -l) files on disk"
+  echo "== $t: $(find "$d/" -path "$d/.git" -prune -o -type f -print | wc -l) files on disk"
   (cd "$d" && "$work/bin/agent-host" walk | LC_ALL=C sort > "$work/$t.ah")
   (cd "$d" && git -c core.quotePath=false ls-files -co --exclude-standard | LC_ALL=C sort > "$work/$t.git")
   (cd "$d" && "$work/bin/agent-host" walk --no-hidden | LC_ALL=C sort > "$work/$t.ah-nohidden")
@@ -114,7 +116,10 @@ echo "== small: the floor (bench/walk/floor: a Go walk with no rules and no inde
   "floor=$work/bin/floor" \
   "empty-go=$work/bin/floor -empty" \
   "git-co=git ls-files -co" \
-  "ah-no-ignore=$work/bin/agent-host walk --no-ignore"
+  "ah-no-ignore=$work/bin/agent-host walk --no-ignore" \
+  "ah-no-index=$work/bin/agent-host walk --no-index"
+echo "== small: the kernel's share, the system calls that list git's directories (floor -calls)"
+(cd "$d" && "$work/bin/agent-host" walk --dirs | grep '/$' | "$work/bin/floor" -calls)
 
 echo "== IsPathIgnored vs git check-ignore --stdin, 10,000 paths of tree/"
 [ -f "$work/paths.txt" ] || "$work/bin/ignorebench" -repo "$work/tree" -write-paths "$work/paths.txt"

@@ -2,6 +2,7 @@ package walk
 
 import (
 	"bytes"
+	"math/bits"
 	"strings"
 )
 
@@ -63,6 +64,15 @@ type ruleSet struct {
 
 	hasDirOnly bool // some rule ends in '/': the answer may depend on the type
 	needsPath  bool // some rule is matched against the path, not just the basename
+
+	// nmBits, extBits and pthBits have keyBit(k) set for each key k of
+	// byName, byExt and byPath (flat.go's filter): match looks up no key
+	// whose bit is clear, and most names are in none of the maps.
+	// nmBits2, extBits2 and pthBits2 have keyBit2 of each key (of a
+	// path's last component), a second bit for the walk's ruleFilter.
+	// All bits are set with plain.
+	nmBits, extBits, pthBits    uint64
+	nmBits2, extBits2, pthBits2 uint64
 
 	// plain, set by tests, compiles every rule as written: no "**/name"
 	// rewritten to "name", no required-literal filter and no extension
@@ -173,6 +183,10 @@ func (rs *ruleSet) add(text string, lineno int) {
 
 	idx := int32(len(rs.rules))
 	rs.rules = append(rs.rules, r)
+	if rs.plain {
+		rs.nmBits, rs.extBits, rs.pthBits = ^uint64(0), ^uint64(0), ^uint64(0)
+		rs.nmBits2, rs.extBits2, rs.pthBits2 = ^uint64(0), ^uint64(0), ^uint64(0)
+	}
 	if r.flags&ruleMustBeDir != 0 {
 		rs.hasDirOnly = true
 	}
@@ -189,6 +203,8 @@ func (rs *ruleSet) add(text string, lineno int) {
 		}
 		k := key(r.pattern)
 		rs.byName[k] = append(rs.byName[k], idx)
+		rs.nmBits |= keyBit(k)
+		rs.nmBits2 |= keyBit2(k)
 		rs.rules[idx].kind = kindName
 	case r.flags&ruleNoDir != 0 && rs.extKey(&r) != "":
 		// A basename ending in ".tar.gz" has "gz" after its last dot, so the
@@ -198,6 +214,8 @@ func (rs *ruleSet) add(text string, lineno int) {
 		}
 		k := key(rs.extKey(&r)[1:])
 		rs.byExt[k] = append(rs.byExt[k], idx)
+		rs.extBits |= keyBit(k)
+		rs.extBits2 |= keyBit2(k)
 		rs.rules[idx].kind = kindExt
 	case r.flags&ruleNoDir == 0 && r.prefix == len(r.pattern):
 		if rs.byPath == nil {
@@ -205,6 +223,8 @@ func (rs *ruleSet) add(text string, lineno int) {
 		}
 		k := key(r.pattern)
 		rs.byPath[k] = append(rs.byPath[k], idx)
+		rs.pthBits |= keyBit(k)
+		rs.pthBits2 |= keyBit2(k[strings.LastIndexByte(k, '/')+1:])
 		rs.rules[idx].kind = kindPath
 		rs.needsPath = true
 	default:
@@ -300,15 +320,15 @@ func (rs *ruleSet) match(path, name string, isDir bool) int {
 			}
 		}
 	}
-	if rs.byName != nil {
+	if rs.nmBits&foldBit(name, fold) != 0 {
 		k := name
 		if fold {
 			k = lowerASCII(k)
 		}
 		pick(rs.byName[k], nil)
 	}
-	if rs.byExt != nil {
-		if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
+	if rs.extBits != 0 {
+		if dot := strings.LastIndexByte(name, '.'); dot >= 0 && rs.extBits&foldBit(name[dot+1:], fold) != 0 {
 			k := name[dot+1:]
 			if fold {
 				k = lowerASCII(k)
@@ -318,7 +338,7 @@ func (rs *ruleSet) match(path, name string, isDir bool) int {
 			}
 		}
 	}
-	if rs.byPath != nil {
+	if rs.pthBits&foldBit(path, fold) != 0 {
 		k := path
 		if fold {
 			k = lowerASCII(k)
@@ -345,6 +365,37 @@ func (rs *ruleSet) match(path, name string, isDir bool) int {
 		}
 	}
 	return best
+}
+
+// foldBit is keyBit of k, ASCII-lower-cased with fold, without building
+// the lower-cased string (keyBit reads only the length and the last byte).
+func foldBit(k string, fold bool) uint64 {
+	if k == "" {
+		return 1
+	}
+	last := k[len(k)-1]
+	if fold {
+		last = toLowerASCII(last)
+	}
+	return 1 << ((uint(len(k))*7 + uint(last)) & 63)
+}
+
+// keyBit2 is a second 64-bit mask with one bit for k, from its first
+// byte and its length (keyBit's are the length and the last byte): two
+// keys with different bits differ, and a key set whose keyBit and keyBit2
+// are both set for k holds k far less often than one of them alone says.
+func keyBit2(k string) uint64 { return foldBit2(k, false) }
+
+// foldBit2 is keyBit2 of k ASCII-lower-cased with fold.
+func foldBit2(k string, fold bool) uint64 {
+	if k == "" {
+		return 1
+	}
+	first := k[0]
+	if fold {
+		first = toLowerASCII(first)
+	}
+	return 1 << ((uint(first)*5 + uint(len(k))*3) & 63)
 }
 
 // matchBasename matches a pattern without a slash against the last path
@@ -393,4 +444,161 @@ func matchPathname(r *rule, path string, fold bool) bool {
 		flags |= wmCasefold
 	}
 	return wildmatch(p, name, flags)
+}
+
+// ruleFilter is, for one directory of a walk, what the rules in force
+// there can match at all (the directory's .gitignore and those above it,
+// info/exclude and the global excludes file): the keyBit of every literal
+// name and extension they are keyed by, of every literal path turned to
+// the directory's depth, and for the globs a literal run of bytes that
+// the entry's name must hold for the glob to match it there. A glob with
+// no such run (or one that the directory's own path already holds) can
+// match anything, and then so can the filter. An entry that the filter
+// turns away is matched by no rule (decide finds none), so the walk does
+// not ask decide about it: most names of a tree are in no ignore file.
+type ruleFilter struct {
+	all    bool   // some glob can match any name here, or the sets disagree on fold
+	fold   bool   // core.ignorecase (the same for every set, else all)
+	set    bool   // fold is known
+	names  uint64 // nmBits
+	names2 uint64 // nmBits2
+	paths  uint64 // pthBits turned to the entry's name
+	paths2 uint64 // pthBits2
+	exts   uint64 // extBits
+	exts2  uint64 // extBits2
+	// needs[:nneeds]: a name that holds none of them is matched by none
+	// of the globs (more than fit: all).
+	needs  [4]string
+	nneeds int
+}
+
+// filterFor is the ruleFilter of the directory whose context is x (its
+// own .gitignore included).
+func filterFor(x *dirCtx) ruleFilter {
+	var f ruleFilter
+	if x.repo == nil {
+		return f
+	}
+	for n := x.chain; n != nil; n = n.parent {
+		f.add(n.rules, x.rel)
+	}
+	f.add(x.repo.exclude, x.rel)
+	f.add(x.repo.global, x.rel)
+	return f
+}
+
+// add takes in rs, in force in the directory rel (relative to the
+// repository root, "" or ending in '/'; rs's own directory is rel or
+// above it).
+func (f *ruleFilter) add(rs *ruleSet, rel string) {
+	if rs.empty() {
+		return
+	}
+	if f.set && f.fold != rs.fold {
+		f.all = true
+	}
+	f.fold, f.set = rs.fold, true
+	if rs.plain {
+		f.all = true
+	}
+	f.names |= rs.nmBits
+	f.names2 |= rs.nmBits2
+	f.exts |= rs.extBits
+	f.exts2 |= rs.extBits2
+	f.paths2 |= rs.pthBits2
+	// match is handed the path below rs's directory: dir, then the name.
+	dir := rel[min(len(rs.base), len(rel)):]
+	if rs.pthBits != 0 {
+		// It looks that path up in byPath. keyBit's bit for a string s
+		// bytes longer with the same last byte is the name's turned left
+		// by 7*s, so turning the keys' bits right by as much gives the
+		// bits of the names whose paths they are.
+		f.paths |= bits.RotateLeft64(rs.pthBits, -int(uint(7*len(dir))&63))
+	}
+	for _, g := range rs.globs {
+		if !f.all {
+			f.glob(&rs.rules[g], rs.fold, dir)
+		}
+	}
+}
+
+// glob takes in the glob rule r, matched (by match) against the path
+// dir+name (a basename glob: against the name).
+func (f *ruleFilter) glob(r *rule, fold bool, dir string) {
+	if fold {
+		f.all = true // no literal run is kept with core.ignorecase
+		return
+	}
+	if r.flags&ruleNoDir != 0 {
+		// matchBasename: a name without r.need, or without the suffix
+		// of "*literal", is not matched.
+		need := r.need
+		if need == "" && r.flags&ruleEndsWith != 0 {
+			need = r.pattern[1:]
+		}
+		f.need(need)
+		return
+	}
+	// matchPathname: the path starts with the literal prefix, and what
+	// follows it holds r.need. Neither the prefix's rest nor the need can
+	// run from dir into the name: dir ends in '/', which a name never
+	// holds, and the need holds none.
+	lit := r.pattern[:r.prefix]
+	if len(dir) >= len(lit) {
+		if dir[:len(lit)] != lit {
+			return // not below the prefix: never matches here
+		}
+		if rest := dir[len(lit):]; r.need == "" || strings.Contains(rest, r.need) {
+			f.all = true
+			return
+		}
+		f.need(r.need)
+		return
+	}
+	if lit[:len(dir)] != dir {
+		return
+	}
+	rest := lit[len(dir):] // the name must start with it
+	if strings.IndexByte(rest, '/') >= 0 {
+		return // a name holds no '/'
+	}
+	f.need(rest)
+}
+
+// need records that some glob can match only names holding s ("": any).
+func (f *ruleFilter) need(s string) {
+	if s == "" || f.nneeds == len(f.needs) {
+		f.all = true
+		return
+	}
+	f.needs[f.nneeds] = s
+	f.nneeds++
+}
+
+// mayMatch reports whether some rule in force could match the entry
+// name (false: none does, whatever its type).
+func (f *ruleFilter) mayMatch(name string) bool {
+	if f.all {
+		return true
+	}
+	// A path key matches only the entry whose name is its last
+	// component: keyBit2 of that component is the name's.
+	b, b2 := foldBit(name, f.fold), foldBit2(name, f.fold)
+	if f.names&b != 0 && f.names2&b2 != 0 || f.paths&b != 0 && f.paths2&b2 != 0 {
+		return true
+	}
+	if f.exts != 0 {
+		if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
+			e := name[dot+1:]
+			if f.exts&foldBit(e, f.fold) != 0 && f.exts2&foldBit2(e, f.fold) != 0 {
+				return true
+			}
+		}
+	}
+	for _, s := range f.needs[:f.nneeds] {
+		if strings.Contains(name, s) {
+			return true
+		}
+	}
+	return false
 }

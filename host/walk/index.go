@@ -84,18 +84,11 @@ func parseIndex(data []byte, path string) *gitIndex {
 	if len(data) == 0 {
 		return &gitIndex{}
 	}
-	names, err := decodeIndexNames(data)
+	names, sorted, err := decodeNames(data)
 	if err != nil {
 		return &gitIndex{err: fmt.Errorf("%s: %w", path, err)}
 	}
 	ix := &gitIndex{names: names}
-	sorted := true
-	for i := 1; i < len(names); i++ {
-		if names[i-1] >= names[i] {
-			sorted = false
-			break
-		}
-	}
 	if !sorted { // the stages of a conflict; or a hand-made index
 		slices.Sort(ix.names)
 		ix.names = slices.Compact(ix.names)
@@ -110,13 +103,21 @@ func parseIndex(data []byte, path string) *gitIndex {
 // The cache's data never is (each read of a file is a new buffer, kept as
 // the file's contents and only compared).
 func decodeIndexNames(data []byte) ([]string, error) {
+	names, _, err := decodeNames(data)
+	return names, err
+}
+
+// decodeNames is decodeIndexNames, and reports whether the names are in
+// strictly increasing order (each compared with the one before as it is
+// decoded, while both are in the cache, not in a second pass over them).
+func decodeNames(data []byte) (_ []string, sorted bool, _ error) {
 	corrupt := func(what string) error { return fmt.Errorf("%w: %s", ErrIndexCorrupt, what) }
 	if len(data) < indexHeaderLen+indexChecksumLen || string(data[:4]) != "DIRC" {
-		return nil, corrupt("no index signature")
+		return nil, false, corrupt("no index signature")
 	}
 	version := binary.BigEndian.Uint32(data[4:])
 	if version < 2 || version > 4 {
-		return nil, fmt.Errorf("%w: version %d", ErrIndexUnsupported, version)
+		return nil, false, fmt.Errorf("%w: version %d", ErrIndexUnsupported, version)
 	}
 	// The trailing checksum is not verified: git verifies it only in
 	// fsck (read-cache.c's verify_index_checksum) and works with an index
@@ -127,26 +128,27 @@ func decodeIndexNames(data []byte) ([]string, error) {
 	body := data[:len(data)-indexChecksumLen]
 	count := binary.BigEndian.Uint32(data[8:])
 	if uint64(count) > uint64(len(body))/indexEntryFixed {
-		return nil, corrupt("entry count larger than the file")
+		return nil, false, corrupt("entry count larger than the file")
 	}
 	names := make([]string, 0, count)
 	pos := indexHeaderLen
 	var prev string
+	sorted = true
 	for i := uint32(0); i < count; i++ {
 		if pos+indexEntryFixed > len(body) {
-			return nil, corrupt("truncated entry")
+			return nil, false, corrupt("truncated entry")
 		}
 		mode := binary.BigEndian.Uint32(body[pos+24:])
 		flags := binary.BigEndian.Uint16(body[pos+60:])
 		off := pos + indexEntryFixed
 		if flags&indexFlagExt != 0 {
 			if version < 3 {
-				return nil, corrupt("extended flags in a version 2 index")
+				return nil, false, corrupt("extended flags in a version 2 index")
 			}
 			off += 2
 		}
 		if off > len(body) {
-			return nil, corrupt("truncated entry")
+			return nil, false, corrupt("truncated entry")
 		}
 		var name string
 		if version == 4 {
@@ -154,12 +156,12 @@ func decodeIndexNames(data []byte) ([]string, error) {
 			// varint, then the rest of the name, NUL-terminated.
 			strip, n := indexVarint(body[off:])
 			if n == 0 || strip > uint64(len(prev)) {
-				return nil, corrupt("bad name prefix")
+				return nil, false, corrupt("bad name prefix")
 			}
 			off += n
 			end := bytes.IndexByte(body[off:], 0)
 			if end < 0 {
-				return nil, corrupt("unterminated name")
+				return nil, false, corrupt("unterminated name")
 			}
 			name = prev[:len(prev)-int(strip)] + string(body[off:off+end])
 			pos = off + end + 1
@@ -167,16 +169,16 @@ func decodeIndexNames(data []byte) ([]string, error) {
 			n := int(flags & indexNameMask)
 			if n == indexNameMask { // 4095 or longer: find the NUL
 				if off+indexNameMask > len(body) {
-					return nil, corrupt("truncated name")
+					return nil, false, corrupt("truncated name")
 				}
 				n = bytes.IndexByte(body[off+indexNameMask:], 0)
 				if n < 0 {
-					return nil, corrupt("unterminated name")
+					return nil, false, corrupt("unterminated name")
 				}
 				n += indexNameMask
 			}
 			if off+n >= len(body) || body[off+n] != 0 {
-				return nil, corrupt("bad name length")
+				return nil, false, corrupt("bad name length")
 			}
 			if n > 0 {
 				// Shares data's bytes (see decodeIndexNames).
@@ -186,7 +188,10 @@ func decodeIndexNames(data []byte) ([]string, error) {
 			pos += (off - pos + n + 8) &^ 7
 		}
 		if mode == indexModeDir || strings.HasSuffix(name, "/") {
-			return nil, fmt.Errorf("%w: a sparse index (sparse directory entry %q)", ErrIndexUnsupported, name)
+			return nil, false, fmt.Errorf("%w: a sparse index (sparse directory entry %q)", ErrIndexUnsupported, name)
+		}
+		if sorted && i > 0 && prev >= name {
+			sorted = false
 		}
 		names = append(names, name)
 		prev = name
@@ -196,25 +201,25 @@ func decodeIndexNames(data []byte) ([]string, error) {
 	// changes what the entries mean.
 	for pos < len(body) {
 		if pos+8 > len(body) {
-			return nil, corrupt("truncated extension")
+			return nil, false, corrupt("truncated extension")
 		}
 		sig := string(body[pos : pos+4])
 		size := binary.BigEndian.Uint32(body[pos+4:])
 		if uint64(size) > uint64(len(body)-pos-8) {
-			return nil, corrupt("extension larger than the file")
+			return nil, false, corrupt("extension larger than the file")
 		}
 		if sig[0] < 'A' || sig[0] > 'Z' {
 			switch sig {
 			case "link":
-				return nil, fmt.Errorf("%w: a split index (extension link; git update-index --no-split-index undoes it)", ErrIndexUnsupported)
+				return nil, false, fmt.Errorf("%w: a split index (extension link; git update-index --no-split-index undoes it)", ErrIndexUnsupported)
 			case "sdir":
-				return nil, fmt.Errorf("%w: a sparse index (extension sdir)", ErrIndexUnsupported)
+				return nil, false, fmt.Errorf("%w: a sparse index (extension sdir)", ErrIndexUnsupported)
 			}
-			return nil, fmt.Errorf("%w: required extension %q", ErrIndexUnsupported, sig)
+			return nil, false, fmt.Errorf("%w: required extension %q", ErrIndexUnsupported, sig)
 		}
 		pos += 8 + int(size)
 	}
-	return names, nil
+	return names, sorted, nil
 }
 
 // indexVarint decodes git's offset varint (varint.c): 7 bits a byte, most
@@ -294,6 +299,26 @@ func (ix *gitIndex) dir(prefix string) indexDir {
 	return indexDir{names: rest[:n], skip: len(prefix)}
 }
 
+// sub is the part of the index below the directory's subdirectory name:
+// d.sub(name) is ix.dir(prefix+name+"/") for d = ix.dir(prefix), found
+// among d's names (a walk that has its parent's part looks there, not in
+// the whole index).
+func (d indexDir) sub(name string) indexDir {
+	lo := d.search(name, true)
+	rest := d.names[lo:]
+	// The names below name+"/" are contiguous from lo (as in dir).
+	n, hi := 0, len(rest)
+	for n < hi {
+		m := int(uint(n+hi) >> 1)
+		if k := rest[m][d.skip:]; len(k) > len(name) && k[len(name)] == '/' && k[:len(name)] == name {
+			n = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return indexDir{names: rest[:n], skip: d.skip + len(name) + 1}
+}
+
 // tracked reports whether the directory's entry name is an entry of the
 // index.
 func (d indexDir) tracked(name string) bool {
@@ -330,6 +355,11 @@ func (d indexDir) search(name string, slash bool) int {
 // lessKey reports whether n sorts before name (before name+"/" with
 // slash), byte-wise.
 func lessKey(n, name string, slash bool) bool {
+	// Names below one directory mostly differ in their first byte: one
+	// compare then decides, without a call to the runtime's.
+	if len(n) > 0 && len(name) > 0 && n[0] != name[0] {
+		return n[0] < name[0]
+	}
 	if !slash {
 		return n < name
 	}

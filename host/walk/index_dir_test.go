@@ -12,7 +12,7 @@ import (
 // directory of a random index (names that share prefixes with '-', '.',
 // '0' and '/' after them, which sort around '/'), and for names in it and
 // not, tracked(name) is ix.tracked(dir+name) and holds(name) is
-// ix.holds(dir+name+"/").
+// ix.holds(dir+name+"/"), and sub(name) is ix.dir(dir+name+"/").
 func TestIndexDirAgrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	parts := []string{"a", "a-b", "a.b", "a0", "b", "ab", "a/"[:1] + "!", "z"}
@@ -43,7 +43,7 @@ func TestIndexDirAgrees(t *testing.T) {
 		}
 	}
 	dirs["nothere/"] = true
-	checked := 0
+	checked, subs := 0, 0
 	for dir := range dirs {
 		d := ix.dir(dir)
 		for _, n := range d.names {
@@ -58,14 +58,62 @@ func TestIndexDirAgrees(t *testing.T) {
 			if got, want := d.holds(name), ix.holds(dir+name+"/"); got != want {
 				t.Errorf("dir(%q).holds(%q) = %v, whole index says %v", dir, name, got, want)
 			}
+			// The walk finds a subdirectory's part in its parent's.
+			if got, want := d.sub(name), ix.dir(dir+name+"/"); !slices.Equal(got.names, want.names) || got.skip != want.skip {
+				t.Errorf("dir(%q).sub(%q) = %d names from %d, dir(%q) = %d names from %d",
+					dir, name, len(got.names), got.skip, dir+name+"/", len(want.names), want.skip)
+			} else if len(got.names) > 0 {
+				subs++
+			}
 			checked++
 		}
 	}
-	if checked < 1000 {
-		t.Fatalf("only %d lookups checked", checked)
+	if checked < 1000 || subs < 200 {
+		t.Fatalf("only %d lookups checked, %d of them with names below", checked, subs)
 	}
 	var nilIx *gitIndex
 	if d := nilIx.dir("a/"); d.tracked("a") || d.holds("a") {
 		t.Error("a nil index tracks something")
+	}
+}
+
+// rawIndex is a version 2 index holding names in the order given (all
+// fields but the name zero; the checksum is not checked).
+func rawIndex(names ...string) []byte {
+	b := []byte("DIRC\x00\x00\x00\x02")
+	b = append(b, byte(len(names)>>24), byte(len(names)>>16), byte(len(names)>>8), byte(len(names)))
+	for _, n := range names {
+		e := make([]byte, indexEntryFixed)
+		e[24], e[25] = 0x81, 0xa4 // mode 0100644
+		e[60], e[61] = byte(len(n)>>8), byte(len(n))
+		e = append(e, n...)
+		e = append(e, make([]byte, 8-(len(e)%8))...) // 1 to 8 NULs
+		b = append(b, e...)
+	}
+	return append(b, make([]byte, indexChecksumLen)...)
+}
+
+// TestIndexOrder: the order is checked as the names are decoded; an index
+// out of order (a hand-made one) or with a name twice (the stages of a
+// conflict) is sorted and made unique, one in order is kept as it is.
+func TestIndexOrder(t *testing.T) {
+	for _, c := range []struct {
+		in     []string
+		sorted bool
+		want   []string
+	}{
+		{[]string{"a", "b/c", "b/d"}, true, []string{"a", "b/c", "b/d"}},
+		{[]string{"b", "a", "c"}, false, []string{"a", "b", "c"}},
+		{[]string{"a", "m", "m", "m", "z"}, false, []string{"a", "m", "z"}},
+		{[]string{"a", "c", "b"}, false, []string{"a", "b", "c"}},
+		{[]string{"x"}, true, []string{"x"}},
+	} {
+		names, sorted, err := decodeNames(rawIndex(c.in...))
+		if err != nil || sorted != c.sorted || !slices.Equal(names, c.in) {
+			t.Errorf("decodeNames(%q) = %q, sorted %v, %v; want the names, sorted %v", c.in, names, sorted, err, c.sorted)
+		}
+		if ix := parseIndex(rawIndex(c.in...), "index"); ix.err != nil || !slices.Equal(ix.names, c.want) {
+			t.Errorf("parseIndex(%q) = %q, %v; want %q", c.in, ix.names, ix.err, c.want)
+		}
 	}
 }

@@ -120,7 +120,9 @@ func readFileNoFollow(path string, follow bool) ([]byte, error) {
 // through Go's poller (which would park a goroutine on a non-blocking
 // descriptor until it is readable). A file over maxIgnoreFileSize is
 // refused with EFBIG (git's limit for pattern files; config files share
-// it, where git has none: a config of that size is not one).
+// it, where git has none: a config of that size is not one). A read that
+// returns exactly the size fstat gave is taken for the end (git reads
+// st_size bytes); a file that grew since is read to its end.
 func readRegular(fd int) ([]byte, fileKey, error) {
 	var st unix.Stat_t
 	if _, err := retryEINTR(func() (int, error) { return 0, unix.Fstat(fd, &st) }); err != nil {
@@ -146,6 +148,12 @@ func readRegular(fd int) ([]byte, fileKey, error) {
 			return buf, key, nil
 		}
 		buf = buf[:len(buf)+n]
+		if len(buf) == int(st.Size) && len(buf) < cap(buf) {
+			// Asked for one byte more than fstat said and got the
+			// size: the end, as git reads it (st_size bytes, no more),
+			// without a read that returns 0 to say so.
+			return buf, key, nil
+		}
 		if len(buf) > maxIgnoreFileSize {
 			return nil, key, unix.EFBIG
 		}

@@ -315,7 +315,7 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		w.rootH = rh
 		defer rh.close()
 	}
-	w.dir(h, root, filepath.Base(root), 0, pctx, nil)
+	w.dir(h, root, filepath.Base(root), 0, pctx, nil, upIndex{})
 	_ = w.g.Wait()
 	w.finishDeferred()
 	w.bg.Wait()
@@ -467,6 +467,15 @@ type deferredDir struct {
 	depth int
 	ctx   *dirCtx
 	chain *idChain
+	up    upIndex
+}
+
+// upIndex is a directory's part of its repository's index (see indexDir),
+// handed to its subdirectories, which find theirs in it rather than in the
+// whole index. The zero value is none (the directory needed no look-up).
+type upIndex struct {
+	repo *repoInfo
+	part indexDir
 }
 
 // openSub opens the subdirectory sd of h, waiting briefly for a
@@ -508,7 +517,7 @@ func (w *walker) finishDeferred() {
 			w.problem(d.sd.path, err)
 			continue
 		}
-		w.dir(ch, d.sd.path, d.sd.name, d.depth, d.ctx, d.chain)
+		w.dir(ch, d.sd.path, d.sd.name, d.depth, d.ctx, d.chain, d.up)
 		_ = w.g.Wait()
 	}
 }
@@ -564,9 +573,9 @@ type batchBuf struct {
 var batchBufPool = sync.Pool{New: func() any { return &batchBuf{paths: make([]byte, 0, 16<<10)} }}
 
 // dir reads the open directory h (path abs, last component name, at
-// depth), whose parent's rules are pctx, delivers its entries and enters
-// its subdirectories. It closes h.
-func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, chain *idChain) {
+// depth), whose parent's rules are pctx and part of the index up,
+// delivers its entries and enters its subdirectories. It closes h.
+func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, chain *idChain, up upIndex) {
 	if w.stopped.Load() {
 		h.close()
 		return
@@ -662,7 +671,14 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 	if w.opts.Batch != nil {
 		bb = batchBufPool.Get().(*batchBuf)
 	}
-	var ix indexDir // the part of ctx.repo's index below this directory, once an entry needs it
+	// rf: what the rules in force here can match at all; decide is
+	// asked only about the entries it lets through.
+	var rf ruleFilter
+	if ctx.repo != nil && !ctx.trackedOnly {
+		rf = filterFor(ctx)
+	}
+	done := w.ctx.Done() // asked once: the same channel every time
+	var ix indexDir      // the part of ctx.repo's index below this directory, once an entry needs it
 	ixRead, ixOK := false, false
 	for i := range ents {
 		drop()
@@ -709,13 +725,19 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 		enterTracked := false // an ignored directory holding tracked files
 		// An Included entry is listed whatever the rules say; below it
 		// the rules apply again, entry by entry.
-		if verdict != Include && ctx.repo != nil && (ctx.trackedOnly || ctx.ignored(n, isDir, &scratch)) {
+		if verdict != Include && ctx.repo != nil && (ctx.trackedOnly || rf.mayMatch(n) && ctx.ignored(n, isDir, &scratch)) {
 			// Ignored (or below an ignored directory): only what the index
 			// tracks is listed.
 			if !ixRead {
 				full := w.indexOf(ctx.repo)
 				ixRead, ixOK = true, full != nil
-				ix = full.dir(ctx.rel)
+				if ixOK && up.repo == ctx.repo {
+					// The same repository as the parent's (ctx.rel is
+					// the parent's and name): the one index of the walk.
+					ix = up.part.sub(name)
+				} else {
+					ix = full.dir(ctx.rel)
+				}
 			}
 			if !ixOK {
 				continue
@@ -729,7 +751,7 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			break
 		}
 		select {
-		case <-w.ctx.Done():
+		case <-done:
 			// Seen at once, not when the AfterFunc's goroutine runs.
 			w.halt(w.ctx.Err())
 			continue
@@ -783,6 +805,11 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 	}
 	dirBufPool.Put(buf)
 
+	if ixOK {
+		up = upIndex{repo: ctx.repo, part: ix}
+	} else {
+		up = upIndex{}
+	}
 	for k, sd := range subdirs {
 		if w.stopped.Load() {
 			for _, rest := range subdirs[k:] {
@@ -805,7 +832,7 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 		if err != nil {
 			if outOfFDs(err) && w.rootH != invalidHandle {
 				w.mu.Lock()
-				w.deferred = append(w.deferred, deferredDir{sd: sd, depth: childDepth, ctx: sctx, chain: chain})
+				w.deferred = append(w.deferred, deferredDir{sd: sd, depth: childDepth, ctx: sctx, chain: chain, up: up})
 				w.mu.Unlock()
 				continue
 			}
@@ -814,10 +841,10 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 		}
 		// The last subdirectory is this goroutine's own: handing it to a new
 		// one would only trade this goroutine's end for another's start.
-		if !w.seq && k < len(subdirs)-1 && w.par.Load() && !w.fdPressure.Load() && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, sctx, chain); return nil }) {
+		if !w.seq && k < len(subdirs)-1 && w.par.Load() && !w.fdPressure.Load() && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, sctx, chain, up); return nil }) {
 			continue
 		}
-		w.dir(ch, sd.path, sd.name, childDepth, sctx, chain)
+		w.dir(ch, sd.path, sd.name, childDepth, sctx, chain, up)
 	}
 	h.closeQuick(!w.cold.Load())
 }

@@ -8,18 +8,33 @@
 // what listing the tree costs at least (the kernel's directory reads and
 // the runtime's start and monitor thread), the floor that agent-host walk
 // is measured against in bench/walk/run.sh's small/ section. With -empty
-// it exits at once: an empty Go program of the same build.
+// it exits at once: an empty Go program of the same build. With -calls
+// it reads directory paths from standard input, one a line (as
+// "agent-host walk --dirs | grep /$" prints them; "." is added), and
+// times the system calls listing them takes, with nothing else: openat,
+// getdents64 up to the call that returns 0, close, 21 passes, and prints
+// the median pass and its parts (the kernel's share of a walk of exactly
+// those directories).
 package main
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
+	"slices"
+	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "-empty" {
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "-calls" {
+		calls()
 		return
 	}
 	root := "."
@@ -95,3 +110,59 @@ func (w *walker) walk(fd int, prefix string) {
 	}
 	syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0)
 }
+
+// calls is -calls (see the package comment).
+func calls() {
+	in, _ := io.ReadAll(os.Stdin)
+	dirs := []string{"."}
+	for _, l := range strings.Split(string(in), "\n") {
+		if l = strings.TrimSuffix(l, "/"); l != "" {
+			dirs = append(dirs, l)
+		}
+	}
+	buf := make([]byte, 32<<10)
+	const passes = 21
+	type pass struct{ open, first, rest, close, all time.Duration }
+	var ps []pass
+	n := 0
+	for range passes {
+		var p pass
+		n = 0
+		for _, d := range dirs {
+			name := append([]byte(d), 0)
+			t0 := time.Now()
+			fd, _, e := syscall.RawSyscall6(syscall.SYS_OPENAT, uintptr(unix_AT_FDCWD), uintptr(unsafe.Pointer(&name[0])), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0, 0, 0)
+			t1 := time.Now()
+			if e != 0 {
+				continue
+			}
+			for i := 0; ; i++ {
+				r, _, e := syscall.RawSyscall(syscall.SYS_GETDENTS64, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+				n++
+				if i == 0 {
+					p.first += time.Since(t1)
+				}
+				if e != 0 || int(r) <= 0 {
+					break
+				}
+			}
+			t2 := time.Now()
+			syscall.RawSyscall(syscall.SYS_CLOSE, fd, 0, 0)
+			t3 := time.Now()
+			p.open += t1.Sub(t0)
+			p.rest += t2.Sub(t1)
+			p.close += t3.Sub(t2)
+			p.all += t3.Sub(t0)
+		}
+		p.rest -= p.first
+		ps = append(ps, p)
+	}
+	slices.SortFunc(ps, func(a, b pass) int { return int(a.all - b.all) })
+	m := ps[passes/2]
+	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
+	fmt.Printf("%d directories, %d getdents64 calls: median pass %.0f us (openat %.0f, first getdents64 %.0f, the rest %.0f, close %.0f)\n",
+		len(dirs), n, us(m.all), us(m.open), us(m.first), us(m.rest), us(m.close))
+}
+
+// unix_AT_FDCWD is AT_FDCWD (-100) as a uintptr argument.
+const unix_AT_FDCWD = ^uintptr(99)
