@@ -23,11 +23,6 @@ var exitAfterRun bool
 // processor the goroutine runs whenever the subcommand waits in a system
 // call; measured at load 11, 0.5 ms less wall time than installing them
 // in line.)
-//
-// The same goroutine then has package os probe, once per process, whether
-// this kernel's pidfds work (os.FindProcess does; a start would do it
-// first otherwise): the probe starts and waits for a process of its own,
-// a quarter of a millisecond more that need not wait for the flags either.
 type interrupts struct {
 	c     chan os.Signal
 	ready chan struct{} // closed once the handlers are installed
@@ -40,9 +35,6 @@ func catchInterrupts() *interrupts {
 		defer close(in.done)
 		signal.Notify(in.c, os.Interrupt, syscall.SIGTERM)
 		close(in.ready)
-		if p, err := os.FindProcess(os.Getpid()); err == nil {
-			p.Release()
-		}
 	}()
 	return in
 }
