@@ -51,9 +51,11 @@ func watch(p *proc) *leader {
 // pollablePidfd returns pid's pidfd, non-blocking, as a file the runtime
 // polls when it can (waitPolled says), or nil without pidfd_open.
 func pollablePidfd(pid int) *os.File {
-	if !usePidfd || !havePidfd() {
+	if !usePidfd {
 		return nil
 	}
+	// No havePidfd first: where pidfd_open is missing it fails here
+	// (ENOSYS), and the caller waits with waitid.
 	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
 	if err == unix.EINVAL { // before Linux 5.10
 		if fd, err = unix.PidfdOpen(pid, 0); err == nil {

@@ -259,7 +259,7 @@ func (r *Runner) runWatched(ctx context.Context, cmd *osexec.Cmd, s spec) (Outpu
 		npipes = 1
 	}
 	for range npipes {
-		pr, pw, err := os.Pipe()
+		pr, pw, err := outputPipe()
 		if err != nil {
 			closeAll()
 			return Output{}, fmt.Errorf("exec: %w", err)

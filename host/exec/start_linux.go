@@ -123,3 +123,24 @@ func (p *proc) reap() exitStatus {
 	}
 	return exitStatus{}
 }
+
+// outputPipe is a pipe for the command's output: the write end, the
+// command's, is an ordinary blocking pipe; only our read end is
+// non-blocking, so that it alone is registered with the runtime's poller
+// (os.NewFile does it for a non-blocking descriptor) and can have read
+// deadlines. os.Pipe would make both ends non-blocking and poll both,
+// and handing the write end over would then make it blocking again: a
+// dozen system calls more for the two pipes of a run.
+func outputPipe() (r, w *os.File, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, &os.SyscallError{Syscall: "pipe2", Err: err}
+	}
+	// One F_SETFL: a fresh read end has no other status flag.
+	if _, err := unix.FcntlInt(uintptr(p[0]), unix.F_SETFL, unix.O_NONBLOCK); err != nil {
+		unix.Close(p[0])
+		unix.Close(p[1])
+		return nil, nil, &os.SyscallError{Syscall: "fcntl", Err: err}
+	}
+	return os.NewFile(uintptr(p[0]), "|0"), os.NewFile(uintptr(p[1]), "|1"), nil
+}

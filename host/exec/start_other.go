@@ -2,7 +2,10 @@
 
 package exec
 
-import osexec "os/exec"
+import (
+	"os"
+	osexec "os/exec"
+)
 
 // proc is a leader this package started; outside Linux os/exec starts
 // it and cmd.Wait reaps it.
@@ -24,3 +27,6 @@ func (p *proc) reap() exitStatus {
 	_ = p.cmd.Wait() // an *ExitError for a non-zero status; the state says it all
 	return statusOf(p.cmd.ProcessState)
 }
+
+// outputPipe is a pipe for the command's output (os.Pipe).
+func outputPipe() (r, w *os.File, err error) { return os.Pipe() }
