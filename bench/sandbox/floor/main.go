@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command floor is the least a Go program does to run a shell command the
 // way agent-host exec --no-sandbox must: find bash on PATH, start
 // `bash -c COMMAND` in its own session (so that its whole process group
