@@ -9,10 +9,18 @@
 // when present. -old PATH adds another agent-host binary (the one before
 // a change) to the same rounds.
 //
+// -floor PATH adds the floor (bench/sandbox/floor, built static): an
+// empty Go program, and the least a Go program does to start `bash -c
+// true` in its own session and wait for it, without and with SIGINT and
+// SIGTERM caught as agent-host must catch them; -cfloor PATH adds a
+// static C program that posix_spawns it (bench/sandbox/cfloor). They say
+// how close to the ratio of the goal any program can come on the machine.
+//
 // With -gobuild it measures `agent-host exec -- go build` of a small
 // module instead, sandboxed and not, each run a new process.
 //
-// Usage: go run ./bench/sandbox -bin PATH/agent-host [-runs N] [-gobuild]
+// Usage: go run ./bench/sandbox -bin PATH/agent-host [-runs N] [-old PATH]
+// [-floor PATH] [-cfloor PATH] [-gobuild]
 package main
 
 import (
@@ -33,6 +41,8 @@ func main() {
 	bin := flag.String("bin", "agent-host", "the agent-host binary")
 	runs := flag.Int("runs", 100, "rounds")
 	old := flag.String("old", "", "another agent-host binary to measure in the same rounds")
+	floor := flag.String("floor", "", "the floor program (bench/sandbox/floor) to measure in the same rounds")
+	cfloor := flag.String("cfloor", "", "the C floor program (bench/sandbox/cfloor) to measure in the same rounds")
 	gobuild := flag.Bool("gobuild", false, "measure `go build` of a small module, each run a new agent-host process, instead of true")
 	flag.Parse()
 	ws, err := os.MkdirTemp("", "bench-sandbox-")
@@ -55,6 +65,17 @@ func main() {
 			variant{"old: agent-host exec --no-sandbox -- true", []string{*old, "exec", "--no-sandbox", "--", "true"}},
 			variant{"old: agent-host exec -- true (sandboxed)", []string{*old, "exec", "--", "true"}})
 	}
+	nfloor := -1 // the index of the floor with signals
+	if *floor != "" {
+		vs = append(vs,
+			variant{"floor: empty Go program", []string{*floor, "-empty"}},
+			variant{"floor: Go, start bash -c true and wait", []string{*floor, "-nosig", "--", "true"}},
+			variant{"floor: Go, the same, SIGINT/SIGTERM caught", []string{*floor, "--", "true"}})
+		nfloor = len(vs) - 1
+	}
+	if *cfloor != "" {
+		vs = append(vs, variant{"floor: static C, posix_spawn bash -c true", []string{*cfloor, "true"}})
+	}
 	if p, err := exec.LookPath("bwrap"); err == nil {
 		vs = append(vs, variant{"bwrap (ro /, rw ws, unshare-all) bash -c true", []string{p, "--ro-bind", "/", "/", "--bind", ws, ws, "--dev", "/dev", "--unshare-all", "--die-with-parent", "bash", "-c", "true"}})
 	}
@@ -73,6 +94,10 @@ func main() {
 	}
 	fmt.Printf("sandbox cost: %+.2f ms wall, %+.2f ms CPU over --no-sandbox (goal <= +10 ms); --no-sandbox %.2fx bash -c true wall, %.2fx CPU (goal <= 2x)\n",
 		ms(med[2]-med[1]), ms(mcpu[2]-mcpu[1]), float64(med[1])/float64(med[0]), float64(mcpu[1])/float64(mcpu[0]))
+	if nfloor >= 0 {
+		fmt.Printf("floor (Go, signals caught): %.2fx bash -c true wall, %.2fx CPU; --no-sandbox is %+.2f ms wall, %+.2f ms CPU over it\n",
+			float64(med[nfloor])/float64(med[0]), float64(mcpu[nfloor])/float64(mcpu[0]), ms(med[1]-med[nfloor]), ms(mcpu[1]-mcpu[nfloor]))
+	}
 }
 
 // goBuild measures `agent-host exec -- go build` of a small module in ws,

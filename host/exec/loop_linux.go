@@ -118,7 +118,7 @@ func (r *Runner) runPolled(ctx context.Context, cmd *osexec.Cmd, s spec) (out Ou
 	cmd.Stderr = writers[len(writers)-1]
 
 	start := time.Now()
-	err = s.begin(cmd)
+	p, err := s.begin(cmd)
 	s.in.started(err)
 	for _, w := range writers {
 		w.Close() // the child has its copies; EOF comes when it and its heirs close them
@@ -126,12 +126,12 @@ func (r *Runner) runPolled(ctx context.Context, cmd *osexec.Cmd, s spec) (out Ou
 	if err != nil {
 		return Output{}, true, fmt.Errorf("exec: %w", err)
 	}
-	pid := cmd.Process.Pid
+	pid := p.pid
 	group := func(sig unix.Signal) { _ = unix.Kill(-pid, sig) }
 	// abort stops a started command that cannot be watched.
 	abort := func(what string, err error) (Output, bool, error) {
 		group(unix.SIGKILL)
-		_ = cmd.Wait()
+		p.reap()
 		return Output{}, true, fmt.Errorf("exec: %s: %w", what, err)
 	}
 	pidfd, err := unix.PidfdOpen(pid, 0)
@@ -256,9 +256,9 @@ func (r *Runner) runPolled(ctx context.Context, cmd *osexec.Cmd, s spec) (out Ou
 		}
 	}
 
-	_ = cmd.Wait() // the leader is a zombie: this only reaps it
+	st := p.reap() // the leader is a zombie: this only reaps it
 	out.Duration = time.Since(start)
-	setStatus(&out, cmd.ProcessState)
+	setStatus(&out, st)
 	if s.combined {
 		out.Combined, out.Truncated = pipes[0].buf.render(s.maxOut)
 	} else {

@@ -2,18 +2,17 @@ package exec
 
 import (
 	"os"
-	osexec "os/exec"
 
 	"golang.org/x/sys/unix"
 )
 
 // leader follows the first process of a run.
 type leader struct {
-	cmd    *osexec.Cmd
+	p      *proc
 	exited chan struct{} // closed once the leader has exited
 }
 
-// watch starts waiting for cmd's process to exit, for runWatched (used
+// watch starts waiting for p to exit, for runWatched (used
 // on Linux only without pidfd_open). The wait does not reap it (WNOWAIT):
 // as a zombie the leader keeps its pid, which is also the process group
 // id, reserved until reap, so the group kill that follows its exit cannot
@@ -26,9 +25,9 @@ type leader struct {
 // waits, the runtime's monitor thread sleeps instead of waking every 20
 // µs to look at that thread (agent-host exec -- true: 5.33 -> 4.98 ms,
 // measured at load 4).
-func watch(cmd *osexec.Cmd) *leader {
-	l := &leader{cmd: cmd, exited: make(chan struct{})}
-	pid := cmd.Process.Pid
+func watch(p *proc) *leader {
+	l := &leader{p: p, exited: make(chan struct{})}
+	pid := p.pid
 	pf := pollablePidfd(pid)
 	go func() {
 		defer close(l.exited)
@@ -52,9 +51,11 @@ func watch(cmd *osexec.Cmd) *leader {
 // pollablePidfd returns pid's pidfd, non-blocking, as a file the runtime
 // polls when it can (waitPolled says), or nil without pidfd_open.
 func pollablePidfd(pid int) *os.File {
-	if !usePidfd || !havePidfd() {
+	if !usePidfd {
 		return nil
 	}
+	// No havePidfd first: where pidfd_open is missing it fails here
+	// (ENOSYS), and the caller waits with waitid.
 	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
 	if err == unix.EINVAL { // before Linux 5.10
 		if fd, err = unix.PidfdOpen(pid, 0); err == nil {
@@ -95,7 +96,4 @@ func waitPolled(pf *os.File) bool {
 }
 
 // reap collects the exited leader's status; call it after exited closed.
-func (l *leader) reap() *os.ProcessState {
-	_ = l.cmd.Wait() // an *ExitError for a non-zero status; the state says it all
-	return l.cmd.ProcessState
-}
+func (l *leader) reap() exitStatus { return l.p.reap() }

@@ -12,10 +12,10 @@ import (
 func setProcAttr(*osexec.Cmd) {}
 
 // terminate kills the leader: there is no SIGTERM to send.
-func (l *leader) terminate() { _ = l.cmd.Process.Kill() }
+func (l *leader) terminate() { _ = l.p.cmd.Process.Kill() }
 
 // kill kills the leader.
-func (l *leader) kill() { _ = l.cmd.Process.Kill() }
+func (l *leader) kill() { _ = l.p.cmd.Process.Kill() }
 
 func signalName(sig syscall.Signal) string { return sig.String() }
 

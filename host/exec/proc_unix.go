@@ -25,7 +25,7 @@ func (l *leader) kill() { l.signalGroup(unix.SIGKILL) }
 func (l *leader) signalGroup(sig syscall.Signal) {
 	// ESRCH (the group is empty) is the only expected error, and then
 	// there is nothing left to signal.
-	_ = unix.Kill(-l.cmd.Process.Pid, sig)
+	_ = unix.Kill(-l.p.pid, sig)
 }
 
 // signalName returns the conventional name of sig, e.g. "SIGKILL".

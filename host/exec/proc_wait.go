@@ -4,7 +4,6 @@ package exec
 
 import (
 	"context"
-	"os"
 	osexec "os/exec"
 )
 
@@ -15,23 +14,22 @@ func (r *Runner) runPolled(context.Context, *osexec.Cmd, spec) (Output, bool, er
 
 // leader follows the first process of a run.
 type leader struct {
-	cmd    *osexec.Cmd
+	p      *proc
 	exited chan struct{} // closed once the leader has exited and was reaped
-	state  *os.ProcessState
+	state  exitStatus
 }
 
-// watch starts waiting for cmd's process to exit. Outside Linux the wait
-// reaps it, so a group kill after the exit has a tiny window in which the
-// group id could have been reused (see the package documentation).
-func watch(cmd *osexec.Cmd) *leader {
-	l := &leader{cmd: cmd, exited: make(chan struct{})}
+// watch starts waiting for p to exit. Outside Linux the wait reaps it,
+// so a group kill after the exit has a tiny window in which the group id
+// could have been reused (see the package documentation).
+func watch(p *proc) *leader {
+	l := &leader{p: p, exited: make(chan struct{})}
 	go func() {
 		defer close(l.exited)
-		_ = cmd.Wait() // an *ExitError for a non-zero status; the state says it all
-		l.state = cmd.ProcessState
+		l.state = p.reap()
 	}()
 	return l
 }
 
 // reap returns the exited leader's status; call it after exited closed.
-func (l *leader) reap() *os.ProcessState { return l.state }
+func (l *leader) reap() exitStatus { return l.state }

@@ -150,7 +150,7 @@ print(" ".join(res))
 	if w == nil {
 		t.Fatal("no helper waiting after B")
 	}
-	pid := w.cmd.Process.Pid
+	pid := w.p.pid
 	must(t, os.WriteFile(pidFile, []byte(strconv.Itoa(pid)), 0o644))
 	must(t, os.WriteFile(pidFile+".done", nil, 0o644))
 	wg.Wait()

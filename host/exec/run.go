@@ -29,17 +29,18 @@ type spec struct {
 	stderr   io.Writer  // nil: captured
 	maxOut   int        // the capture limit, defaults applied
 	in       *stdinFeed // the copy of stdin, told when the command started
-	// start, when set, starts cmd in place of cmd.Start: a confined
+	// start, when set, starts cmd in place of startProc: a confined
 	// run's helper (sandboxRun.start).
-	start func(cmd *osexec.Cmd) error
+	start func(cmd *osexec.Cmd) (*proc, error)
 }
 
-// begin starts cmd: with s.start when set, else cmd.Start.
-func (s spec) begin(cmd *osexec.Cmd) error {
+// begin starts cmd and returns its leader: with s.start when set, else
+// startProc.
+func (s spec) begin(cmd *osexec.Cmd) (*proc, error) {
 	if s.start != nil {
 		return s.start(cmd)
 	}
-	return cmd.Start()
+	return startProc(cmd)
 }
 
 // sinks returns the writers of the run's pipes, in the order the
@@ -258,7 +259,7 @@ func (r *Runner) runWatched(ctx context.Context, cmd *osexec.Cmd, s spec) (Outpu
 		npipes = 1
 	}
 	for range npipes {
-		pr, pw, err := os.Pipe()
+		pr, pw, err := outputPipe()
 		if err != nil {
 			closeAll()
 			return Output{}, fmt.Errorf("exec: %w", err)
@@ -270,7 +271,7 @@ func (r *Runner) runWatched(ctx context.Context, cmd *osexec.Cmd, s spec) (Outpu
 	cmd.Stderr = writers[len(writers)-1]
 
 	start := time.Now()
-	err := s.begin(cmd)
+	p, err := s.begin(cmd)
 	s.in.started(err)
 	if err != nil {
 		closeAll()
@@ -279,7 +280,7 @@ func (r *Runner) runWatched(ctx context.Context, cmd *osexec.Cmd, s spec) (Outpu
 	for _, w := range writers {
 		w.Close() // the child has its copies; EOF comes when it and its heirs close them
 	}
-	ldr := watch(cmd)
+	ldr := watch(p)
 
 	allRead := make(chan struct{})
 	var pending atomic.Int32
@@ -293,7 +294,7 @@ func (r *Runner) runWatched(ctx context.Context, cmd *osexec.Cmd, s spec) (Outpu
 		go st.read(readerDone)
 	}
 
-	out := Output{Timeout: s.timeout, Pid: cmd.Process.Pid}
+	out := Output{Timeout: s.timeout, Pid: p.pid}
 	timer := time.NewTimer(s.timeout)
 	select {
 	case <-ldr.exited:
@@ -369,15 +370,34 @@ func streamOn(streams []*stream, s spec, grace time.Duration) bool {
 	return true
 }
 
-// setStatus fills out's ExitCode and Signal from the leader's state.
-func setStatus(out *Output, state *os.ProcessState) {
+// exitStatus is how a leader ended, as its reap found it.
+type exitStatus struct {
+	known  bool           // false: the wait failed, nothing is known
+	code   int            // the exit code; -1 when a signal ended it
+	signal syscall.Signal // the signal that ended it, or 0
+}
+
+// statusOf is the exitStatus of a process os/exec waited for.
+func statusOf(state *os.ProcessState) exitStatus {
 	if state == nil {
+		return exitStatus{}
+	}
+	st := exitStatus{known: true, code: state.ExitCode()}
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		st.code, st.signal = -1, ws.Signal()
+	}
+	return st
+}
+
+// setStatus fills out's ExitCode and Signal from how the leader ended.
+func setStatus(out *Output, st exitStatus) {
+	if !st.known {
 		return
 	}
-	out.ExitCode = state.ExitCode()
-	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	out.ExitCode = st.code
+	if st.signal != 0 {
 		out.ExitCode = -1
-		out.Signal = signalName(ws.Signal())
+		out.Signal = signalName(st.signal)
 	}
 }
 

@@ -213,27 +213,27 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 // helper (start), not through cmd.Start.
 func (sr *sandboxRun) confined() bool { return sr.late != nil }
 
-// start starts the command of a confined run in place of cmd.Start: it
+// start starts the command of a confined run in place of startProc: it
 // takes the Runner's waiting helper when it was started in the same
 // namespaces (else starts one), completes the instructions (late), and
 // sends them with the descriptors they name: the command's standard
 // input, output and error (cmd's), its start directory and the roots. The
-// helper is then cmd's process: the supervisor watches, signals and reaps
-// it as it would a process cmd.Start made.
-func (sr *sandboxRun) start(cmd *osexec.Cmd) error {
+// helper is the leader it returns: the supervisor watches, signals and
+// reaps it as it would a process startProc made.
+func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
 	h, epoch := sr.r.zyg.take(sr.flags)
 	sr.epoch = epoch
 	waited := h != nil
 	if h == nil {
 		var err error
 		if h, err = startHelper(sr.exe, sr.flags); err != nil {
-			return helperStartError{err}
+			return nil, helperStartError{err}
 		}
 	}
 	sr.late()
-	fail := func(err error) error {
+	fail := func(err error) (*proc, error) {
 		h.end()
-		return err
+		return nil, err
 	}
 	cfg := &sr.cfg
 	var fds []int
@@ -276,7 +276,7 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) error {
 		// The waiting helper is gone (something killed it): start one.
 		h.end()
 		if h, err = startHelper(sr.exe, sr.flags); err != nil {
-			return helperStartError{err}
+			return nil, helperStartError{err}
 		}
 		err = h.send(msg, fds)
 	}
@@ -286,8 +286,7 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) error {
 		return fail(err)
 	}
 	sr.h, sr.statusR = h, h.sock
-	cmd.Process = h.cmd.Process
-	return nil
+	return h.p, nil
 }
 
 // helperPath is the file to run as the helper: /proc/self/exe, which is

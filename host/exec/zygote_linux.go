@@ -16,7 +16,7 @@ import (
 // namespaces) that waits on sock for the instructions of one run
 // (docs/adr/0012).
 type helperProc struct {
-	cmd   *osexec.Cmd
+	p     *proc
 	sock  int     // the parent's end of the helper's socket
 	flags uintptr // the namespaces it was started in
 }
@@ -48,13 +48,13 @@ func startHelper(exe string, flags uintptr) (*helperProc, error) {
 		ExtraFiles:  []*os.File{child}, // helper.ServeFD
 		SysProcAttr: attr,
 	}
-	err = cmd.Start()
+	p, err := startProc(cmd)
 	child.Close()
 	if err != nil {
 		unix.Close(fds[0])
 		return nil, err
 	}
-	return &helperProc{cmd: cmd, sock: fds[0], flags: flags}, nil
+	return &helperProc{p: p, sock: fds[0], flags: flags}, nil
 }
 
 // send gives the helper its instructions and the descriptors they name,
@@ -99,8 +99,8 @@ func (h *helperProc) send(msg []byte, fds []int) error {
 // and reaps it.
 func (h *helperProc) end() {
 	unix.Close(h.sock)
-	_ = h.cmd.Process.Kill()
-	_ = h.cmd.Wait()
+	_ = unix.Kill(h.p.pid, unix.SIGKILL)
+	h.p.reap()
 }
 
 // zygote is a Runner's helper kept waiting for its next sandboxed run

@@ -30,7 +30,7 @@ func waitingPid(t *testing.T, r *Runner, req Request) int {
 	if r.zyg.waiting == nil {
 		t.Fatal("no helper waiting after two sandboxed runs")
 	}
-	return r.zyg.waiting.cmd.Process.Pid
+	return r.zyg.waiting.p.pid
 }
 
 // waitStarted waits (up to 20 s, else fails t) for the file "started" in
@@ -253,7 +253,7 @@ func TestRunsAcrossCloseStartNoHelper(t *testing.T) {
 	waiting := f.r.zyg.waiting
 	f.r.zyg.mu.Unlock()
 	if waiting != nil {
-		pid := waiting.cmd.Process.Pid
+		pid := waiting.p.pid
 		f.r.Close()
 		t.Fatalf("runs that started before Close left helper %d waiting after it", pid)
 	}
