@@ -48,7 +48,7 @@ func TestInWorkTreeIsGit(t *testing.T) {
 	env.Git(t, base, "init", "-q", "--separate-git-dir", filepath.Join(base, "sep.git"), filepath.Join(base, "linked"))
 	mk("linked/sub")
 
-	c := &Cache{NoWatch: true, Getenv: env.Getenv}
+	c := &Cache{Getenv: env.Getenv}
 	for _, rel := range []string{
 		"repo", "repo/sub", "repo/sub/deeper", "repo/sub/nested", "repo/missing/deeper",
 		"plain", "plain/sub", "plain/missing", "strayfile", "straydir", "linked", "linked/sub", ".",
@@ -69,5 +69,11 @@ func TestInWorkTreeIsGit(t *testing.T) {
 	}
 	if c.InWorkTree("repo") {
 		t.Error("InWorkTree of a relative path is true")
+	}
+	c.mu.Lock()
+	watching := c.watching()
+	c.mu.Unlock()
+	if watching {
+		t.Error("InWorkTree opened an inotify descriptor")
 	}
 }
