@@ -15,6 +15,10 @@ func TestFlatRulesAgree(t *testing.T) {
 		"gen/\n!gen/keep/\n*.tmp\nx/y\n!*.o\n/a/b\nCache\n",
 		"!build/\n*.py[co]\n**/tmp/**\nd*.txt\n!a.log\nsub/x.log\n",
 		strings.Join(shortcutPatterns, "\n"),
+		// Path globs with literal prefixes shorter than, as long as and
+		// longer than flatEnt's eight-byte lead, and prefixes that differ
+		// from a path only at the lead's edges.
+		"testdata/*.json\ntestdatb/x*\nabcdefghij/*.c\nab/c*\na*/q\nabcdefgh*\n",
 	}
 	var paths []string
 	for _, p := range shortcutPaths {
@@ -23,7 +27,9 @@ func TestFlatRulesAgree(t *testing.T) {
 		}
 	}
 	paths = append(paths, "keep.log", "a.log", "dist", "build", "gen/keep", "x/y", "a/b", "sub/x.log",
-		"KEEP.LOG", "Build", "CACHE", "gen", "d.txt", "e.txt", "m.pyc", "z/tmp/q", "docs/r.md")
+		"KEEP.LOG", "Build", "CACHE", "gen", "d.txt", "e.txt", "m.pyc", "z/tmp/q", "docs/r.md",
+		"testdata/a.json", "testdata/a.jsonx", "testdatb/xy", "testdatA/xy", "Testdata/a.json", "testdata", "t",
+		"abcdefghij/k.c", "abcdefghiX/k.c", "abcdefgh", "abcdefghz", "Abcdefghij/k.c", "ab/cd", "ab/d", "ax/q", "b/q")
 	for _, fold := range []bool{false, true} {
 		for depth := 1; depth <= len(files); depth++ {
 			for _, global := range []bool{false, true} {
@@ -32,7 +38,7 @@ func TestFlatRulesAgree(t *testing.T) {
 					r.global = parseRules([]byte("*.gl\n**/glob/\n*.log\n"), "global", "", fold)
 				}
 				x := &dirCtx{repo: r}
-				bases := []string{"", "sub/", "sub/deep/", "sub/deep/er/"}
+				bases := []string{"", "sub/", "sub/deep/", "sub/deep/er/", "sub/deep/er/st/"}
 				for d := 0; d < depth; d++ {
 					x = &dirCtx{repo: r, chain: &ignoreNode{parent: x.chain, rules: parseRules([]byte(files[d]), fmt.Sprint(d), bases[d], fold)}, rel: bases[d]}
 				}
