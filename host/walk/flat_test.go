@@ -81,3 +81,36 @@ func TestFlatRulesAfter(t *testing.T) {
 		t.Fatal("not merged (once) after flatAfter questions")
 	}
 }
+
+// FuzzFlatRules holds the merged matcher to decideLevels on any rules
+// (two files, the second one directory down, and an info/exclude) and any
+// path below them, with and without case folding: it must pick the very
+// rules decideLevels picks. It covers the shortcuts mergeRules takes (the
+// maps, the extension table, a path glob's leading bytes).
+func FuzzFlatRules(f *testing.F) {
+	f.Add("*.log\n!keep.log\n/testdata/*.json\n", "docs/**/*.txt\nabcdefghij/*.c\n", "x.log", false)
+	f.Add("[a-c]*.txt\n**/tmp/**\n", "/testdata/*.json\n*.py[co]\n", "testdata/a.json", true)
+	f.Add("[a-c]*.txt\n**/tmp/**\n", "/testdata/*.json\n*.py[co]\n", "testdata/a.json", false)
+	f.Add("abcdefgh*\nab/c*\n", "abcdefghij/*.c\n!gen/keep/\n", "abcdefghij/k.c", false)
+	f.Fuzz(func(t *testing.T, top, sub, path string, fold bool) {
+		if len(top)+len(sub)+len(path) > 4096 {
+			return
+		}
+		r := &repoInfo{fold: fold, exclude: parseRules([]byte("*.ex\n!keep.ex\n"), "exclude", "", fold)}
+		x := &dirCtx{repo: r, chain: &ignoreNode{rules: parseRules([]byte(top), "top", "", fold)}}
+		x = &dirCtx{repo: r, chain: &ignoreNode{parent: x.chain, rules: parseRules([]byte(sub), "sub", "sub/", fold)}, rel: "sub/"}
+		fl := mergeRules(x)
+		path = strings.Trim(path, "/")
+		if path == "" || strings.Contains(path, "//") {
+			return
+		}
+		rel := "sub/" + path
+		name := rel[strings.LastIndexByte(rel, '/')+1:]
+		a, i, b, j := x.decideLevels(rel, name)
+		c, k, d, l := fl.decideBoth(rel, name)
+		if a != c || i != k || b != d || j != l {
+			t.Errorf("fold %v: rules %q then %q: %q: merged picks %s:%d / %s:%d, levels %s:%d / %s:%d",
+				fold, top, sub, rel, src(c), k, src(d), l, src(a), i, src(b), j)
+		}
+	})
+}
