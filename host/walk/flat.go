@@ -61,12 +61,11 @@ func keyBit(k string) uint64 {
 // at its prefix).
 type flatEnt struct {
 	rs      *ruleSet
-	i       int
-	base    int
 	r       *rule
+	lead    uint64
+	i, base int32 // a rule's index (files are at most maxIgnoreFileSize) and a length within a path
 	flags   uint8
 	leadLen uint8
-	lead    uint64
 }
 
 // packLead is the first n (at most eight) bytes of s, little-endian.
@@ -117,7 +116,7 @@ func mergeRules(x *dirCtx) *flatRules {
 		for i := len(rs.rules) - 1; i >= 0; i-- {
 			r := &rs.rules[i]
 			k := int32(len(f.ents))
-			e := flatEnt{rs: rs, i: i, base: base, r: r, flags: r.flags}
+			e := flatEnt{rs: rs, r: r, i: int32(i), base: int32(base), flags: r.flags}
 			if r.kind == kindGlob && r.flags&ruleNoDir == 0 && !f.fold && r.prefix > 0 {
 				e.leadLen = uint8(min(r.prefix, 8))
 				e.lead = packLead(r.pattern, int(e.leadLen))
@@ -220,8 +219,8 @@ func (f *flatRules) decideBoth(relPath, name string) (rf *ruleSet, i int, rd *ru
 			ok = matchBasename(e.r, name, f.fold)
 		} else {
 			sub := ""
-			if len(relPath) >= e.base {
-				sub = relPath[e.base:]
+			if base := int(e.base); len(relPath) >= base {
+				sub = relPath[base:]
 			}
 			if n := int(e.leadLen); n == 0 || len(sub) >= n && packLead(sub, n) == e.lead {
 				ok = matchPathname(e.r, sub, f.fold)
@@ -260,10 +259,10 @@ func (f *flatRules) decideBoth(relPath, name string) (rf *ruleSet, i int, rd *ru
 	}
 	i, j = -1, -1
 	if bf != noRank {
-		rf, i = f.ents[bf].rs, f.ents[bf].i
+		rf, i = f.ents[bf].rs, int(f.ents[bf].i)
 	}
 	if bd != noRank {
-		rd, j = f.ents[bd].rs, f.ents[bd].i
+		rd, j = f.ents[bd].rs, int(f.ents[bd].i)
 	}
 	return rf, i, rd, j
 }
