@@ -235,9 +235,9 @@ func (h *Host) IsPathIgnored(ctx context.Context, cwd, path string) (bool, error
 	// inotify watches vouch for needs no resolution (it names what it
 	// spells); anything else is resolved through the jail below.
 	if cwd == "" {
-		plain := strings.TrimRight(path, "/")
+		plain := trimSlashes(path)
 		if top, rel, ok := h.jail.PlainRel(plain); ok {
-			if ignored, ok, err := h.walkState().IsIgnoredIfRealRel(ctx, top, rel, plain != path); ok || err != nil {
+			if ignored, ok, err := h.walkState().IsIgnoredIfRealRel(ctx, top, rel, len(plain) != len(path)); ok || err != nil {
 				return ignored, err
 			}
 		}
@@ -273,9 +273,9 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 			return res[:i], err
 		}
 		if cwd == "" {
-			plain := strings.TrimRight(p, "/")
+			plain := trimSlashes(p)
 			if top, rel, ok := h.jail.PlainRel(plain); ok {
-				if m, ok, err := bt.CheckIfRealRel(ctx, top, rel, plain != p); ok || err != nil {
+				if m, ok, err := bt.CheckIfRealRel(ctx, top, rel, len(plain) != len(p)); ok || err != nil {
 					res[i] = IgnoreResult{IgnoreMatch: m, Path: paths8.join(top, rel), Err: err}
 					continue
 				}
@@ -309,6 +309,16 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 		res[i].IgnoreMatch, res[i].Err = m, err
 	}
 	return res, nil
+}
+
+// trimSlashes is strings.TrimRight(p, "/") written out for the warm
+// paths (no call, no cutset): p without its trailing slashes, a prefix of
+// p, so it differs from p exactly when it is shorter.
+func trimSlashes(p string) string {
+	for len(p) > 0 && p[len(p)-1] == '/' {
+		p = p[:len(p)-1]
+	}
+	return p
 }
 
 // pathArena builds many path strings in a few large buffers: each string

@@ -526,33 +526,3 @@ func parentDir(p string) string {
 	}
 	return p[:i]
 }
-
-// cleanRel reports whether rel is a plain relative path: no empty, "." or
-// ".." component, no leading or trailing slash.
-func cleanRel(rel string) bool {
-	// It runs on every plain path: a few scans that look at many bytes at
-	// once rather than one component at a time. A bad component is empty
-	// (a leading, trailing or doubled '/') or starts with a '.' that
-	// begins the path or follows a '/'.
-	if rel == "" || rel[0] == '/' || rel[len(rel)-1] == '/' || strings.Contains(rel, "//") {
-		return false
-	}
-	for i := strings.IndexByte(rel, '.'); i >= 0; {
-		if i == 0 || rel[i-1] == '/' {
-			// The component starting here: "." or ".." is refused.
-			end := i + 1
-			if end < len(rel) && rel[end] == '.' {
-				end++
-			}
-			if end == len(rel) || rel[end] == '/' {
-				return false
-			}
-		}
-		j := strings.IndexByte(rel[i+1:], '.')
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	return true
-}

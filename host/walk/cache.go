@@ -67,8 +67,11 @@ const entryOverhead = 384
 // descriptor (non-blocking, close-on-exec) and watches every directory on
 // the way to each file the Cache depends on, present or not, so that an
 // edit, a creation, a deletion or a rename queues an event; each IsIgnored
-// then starts with one non-blocking read of that descriptor and, when
-// nothing was queued, trusts everything it knows without a single stat.
+// then starts with one system call that does not wait, asking whether
+// anything is queued on that descriptor (an epoll_pwait with a zero
+// timeout on an epoll set holding it alone; a non-blocking read where no
+// epoll set could be had), and, when nothing was, trusts everything it
+// knows without a single stat.
 // After an event, or a queue overflow, what it knows is re-checked by
 // stat (identity, size, modification and change time) once. A change is
 // seen by every call that starts after the system call making it has

@@ -195,9 +195,6 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		}
 		return Match{Ignored: true}, ixErr
 	}
-	if err := ctx.Err(); err != nil {
-		return Match{}, err
-	}
 	var rf, rd *ruleSet
 	var i, j int
 	if f := ps.flatOf(); f != nil {

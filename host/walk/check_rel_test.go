@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // relQuestion is the question p (a path relative to top, "/" at the end
@@ -254,6 +255,51 @@ func TestIfRealRelSiblingsAfterEdit(t *testing.T) {
 	ask(3, isGo, false)
 	ask(4, isGo, false)
 	ask(5, isGo, true)
+}
+
+// A warm question sees an edit whose write returned just before it: the
+// rules of d/.gitignore flip between "*.log" and "*.go" fifty times, and
+// each time the very next IsIgnoredIfRealRel, if it answers warm, answers
+// by the new rules (the poll's epoll gate must open for every edit; see
+// TestWatchPollGate). Most rounds must be answered warm, or the test
+// would test nothing.
+func TestIfRealRelSeesEditAtOnce(t *testing.T) {
+	e := newGitEnv(t, false)
+	e.write("d/.gitignore", "*.log\n")
+	e.write("d/a.go", "")
+	e.write("d/b.log", "")
+	c := e.cache()
+	defer c.Close()
+	c.Recheck = time.Hour // only the watches can make an edit seen
+	ctx := context.Background()
+	settle := func() {
+		for range 3 {
+			for _, n := range []string{"a.go", "b.log"} {
+				_, err := c.IsIgnored(ctx, e.repo, filepath.Join(e.repo, "d", n))
+				must(t, err)
+			}
+		}
+	}
+	settle()
+	warm := 0
+	for i := range 50 {
+		ext := []string{".go", ".log"}[i%2]
+		e.write("d/.gitignore", "*"+ext+"\n")
+		for _, n := range []string{"a.go", "b.log"} {
+			got, ok, err := c.IsIgnoredIfRealRel(ctx, e.repo, "d/"+n, false)
+			must(t, err)
+			if ok {
+				warm++
+				if want := strings.HasSuffix(n, ext); got != want {
+					t.Fatalf("round %d, rules *%s: d/%s answered warm %v, want %v", i, ext, n, got, want)
+				}
+			}
+		}
+		settle()
+	}
+	if warm < 50 {
+		t.Fatalf("only %d of 100 questions answered warm", warm)
+	}
 }
 
 // BenchmarkIfRealRelOrder is a warm IsIgnoredIfRealRel over the same

@@ -53,11 +53,28 @@ func keyBit(k string) uint64 {
 
 // flatEnt is one rule of a flatRules: rule i of rs, matched against the
 // path relative to the repository root from byte base on (rs's
-// directory).
+// directory). r and flags are that rule and its flags, kept here so that
+// trying it costs one pointer less; lead, for a path glob with a literal
+// prefix (unfolded), is its first leadLen bytes (at most eight) packed
+// little-endian: a path whose part below base does not start with them
+// is refused without looking at the rule (matchPathname would refuse it
+// at its prefix).
 type flatEnt struct {
-	rs   *ruleSet
-	i    int
-	base int
+	rs      *ruleSet
+	r       *rule
+	lead    uint64
+	i, base int32 // a rule's index (files are at most maxIgnoreFileSize) and a length within a path
+	flags   uint8
+	leadLen uint8
+}
+
+// packLead is the first n (at most eight) bytes of s, little-endian.
+func packLead(s string, n int) uint64 {
+	var w uint64
+	for i := range n {
+		w |= uint64(s[i]) << (8 * i)
+	}
+	return w
 }
 
 // flatTop is the first rank among some rules that applies to a file, and
@@ -99,7 +116,12 @@ func mergeRules(x *dirCtx) *flatRules {
 		for i := len(rs.rules) - 1; i >= 0; i-- {
 			r := &rs.rules[i]
 			k := int32(len(f.ents))
-			f.ents = append(f.ents, flatEnt{rs: rs, i: i, base: base})
+			e := flatEnt{rs: rs, r: r, i: int32(i), base: int32(base), flags: r.flags}
+			if r.kind == kindGlob && r.flags&ruleNoDir == 0 && !f.fold && r.prefix > 0 {
+				e.leadLen = uint8(min(r.prefix, 8))
+				e.lead = packLead(r.pattern, int(e.leadLen))
+			}
+			f.ents = append(f.ents, e)
 			top := func(m *map[string]flatTop, key string) {
 				if *m == nil {
 					*m = map[string]flatTop{}
@@ -188,20 +210,21 @@ func (f *flatRules) decideBoth(relPath, name string) (rf *ruleSet, i int, rd *ru
 	// answer.
 	try := func(k int32) {
 		e := &f.ents[k]
-		r := &e.rs.rules[e.i]
-		dirOnly := r.flags&ruleMustBeDir != 0
+		dirOnly := e.flags&ruleMustBeDir != 0
 		if k >= bd && (dirOnly || k >= bf) {
 			return
 		}
 		var ok bool
-		if r.flags&ruleNoDir != 0 {
-			ok = matchBasename(r, name, f.fold)
+		if e.flags&ruleNoDir != 0 {
+			ok = matchBasename(e.r, name, f.fold)
 		} else {
 			sub := ""
-			if len(relPath) >= e.base {
-				sub = relPath[e.base:]
+			if base := int(e.base); len(relPath) >= base {
+				sub = relPath[base:]
 			}
-			ok = matchPathname(r, sub, f.fold)
+			if n := int(e.leadLen); n == 0 || len(sub) >= n && packLead(sub, n) == e.lead {
+				ok = matchPathname(e.r, sub, f.fold)
+			}
 		}
 		if ok {
 			if !dirOnly {
@@ -236,10 +259,10 @@ func (f *flatRules) decideBoth(relPath, name string) (rf *ruleSet, i int, rd *ru
 	}
 	i, j = -1, -1
 	if bf != noRank {
-		rf, i = f.ents[bf].rs, f.ents[bf].i
+		rf, i = f.ents[bf].rs, int(f.ents[bf].i)
 	}
 	if bd != noRank {
-		rd, j = f.ents[bd].rs, f.ents[bd].i
+		rd, j = f.ents[bd].rs, int(f.ents[bd].i)
 	}
 	return rf, i, rd, j
 }

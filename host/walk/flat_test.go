@@ -15,6 +15,10 @@ func TestFlatRulesAgree(t *testing.T) {
 		"gen/\n!gen/keep/\n*.tmp\nx/y\n!*.o\n/a/b\nCache\n",
 		"!build/\n*.py[co]\n**/tmp/**\nd*.txt\n!a.log\nsub/x.log\n",
 		strings.Join(shortcutPatterns, "\n"),
+		// Path globs with literal prefixes shorter than, as long as and
+		// longer than flatEnt's eight-byte lead, and prefixes that differ
+		// from a path only at the lead's edges.
+		"testdata/*.json\ntestdatb/x*\nabcdefghij/*.c\nab/c*\na*/q\nabcdefgh*\n",
 	}
 	var paths []string
 	for _, p := range shortcutPaths {
@@ -23,7 +27,9 @@ func TestFlatRulesAgree(t *testing.T) {
 		}
 	}
 	paths = append(paths, "keep.log", "a.log", "dist", "build", "gen/keep", "x/y", "a/b", "sub/x.log",
-		"KEEP.LOG", "Build", "CACHE", "gen", "d.txt", "e.txt", "m.pyc", "z/tmp/q", "docs/r.md")
+		"KEEP.LOG", "Build", "CACHE", "gen", "d.txt", "e.txt", "m.pyc", "z/tmp/q", "docs/r.md",
+		"testdata/a.json", "testdata/a.jsonx", "testdatb/xy", "testdatA/xy", "Testdata/a.json", "testdata", "t",
+		"abcdefghij/k.c", "abcdefghiX/k.c", "abcdefgh", "abcdefghz", "Abcdefghij/k.c", "ab/cd", "ab/d", "ax/q", "b/q")
 	for _, fold := range []bool{false, true} {
 		for depth := 1; depth <= len(files); depth++ {
 			for _, global := range []bool{false, true} {
@@ -32,7 +38,7 @@ func TestFlatRulesAgree(t *testing.T) {
 					r.global = parseRules([]byte("*.gl\n**/glob/\n*.log\n"), "global", "", fold)
 				}
 				x := &dirCtx{repo: r}
-				bases := []string{"", "sub/", "sub/deep/", "sub/deep/er/"}
+				bases := []string{"", "sub/", "sub/deep/", "sub/deep/er/", "sub/deep/er/st/"}
 				for d := 0; d < depth; d++ {
 					x = &dirCtx{repo: r, chain: &ignoreNode{parent: x.chain, rules: parseRules([]byte(files[d]), fmt.Sprint(d), bases[d], fold)}, rel: bases[d]}
 				}
@@ -74,4 +80,37 @@ func TestFlatRulesAfter(t *testing.T) {
 	if first == nil || again != first {
 		t.Fatal("not merged (once) after flatAfter questions")
 	}
+}
+
+// FuzzFlatRules holds the merged matcher to decideLevels on any rules
+// (two files, the second one directory down, and an info/exclude) and any
+// path below them, with and without case folding: it must pick the very
+// rules decideLevels picks. It covers the shortcuts mergeRules takes (the
+// maps, the extension table, a path glob's leading bytes).
+func FuzzFlatRules(f *testing.F) {
+	f.Add("*.log\n!keep.log\n/testdata/*.json\n", "docs/**/*.txt\nabcdefghij/*.c\n", "x.log", false)
+	f.Add("[a-c]*.txt\n**/tmp/**\n", "/testdata/*.json\n*.py[co]\n", "testdata/a.json", true)
+	f.Add("[a-c]*.txt\n**/tmp/**\n", "/testdata/*.json\n*.py[co]\n", "testdata/a.json", false)
+	f.Add("abcdefgh*\nab/c*\n", "abcdefghij/*.c\n!gen/keep/\n", "abcdefghij/k.c", false)
+	f.Fuzz(func(t *testing.T, top, sub, path string, fold bool) {
+		if len(top)+len(sub)+len(path) > 4096 {
+			return
+		}
+		r := &repoInfo{fold: fold, exclude: parseRules([]byte("*.ex\n!keep.ex\n"), "exclude", "", fold)}
+		x := &dirCtx{repo: r, chain: &ignoreNode{rules: parseRules([]byte(top), "top", "", fold)}}
+		x = &dirCtx{repo: r, chain: &ignoreNode{parent: x.chain, rules: parseRules([]byte(sub), "sub", "sub/", fold)}, rel: "sub/"}
+		fl := mergeRules(x)
+		path = strings.Trim(path, "/")
+		if path == "" || strings.Contains(path, "//") {
+			return
+		}
+		rel := "sub/" + path
+		name := rel[strings.LastIndexByte(rel, '/')+1:]
+		a, i, b, j := x.decideLevels(rel, name)
+		c, k, d, l := fl.decideBoth(rel, name)
+		if a != c || i != k || b != d || j != l {
+			t.Errorf("fold %v: rules %q then %q: %q: merged picks %s:%d / %s:%d, levels %s:%d / %s:%d",
+				fold, top, sub, rel, src(c), k, src(d), l, src(a), i, src(b), j)
+		}
+	})
 }

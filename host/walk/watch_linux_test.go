@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // askAll asks IsIgnored (from the repository root) about every file and
@@ -246,33 +248,103 @@ func TestWatchConcurrent(t *testing.T) {
 }
 
 // TestWatchCleanup: a Cache dropped without Close has its inotify
-// descriptor closed once it is collected. (Not parallel: it looks at a
-// descriptor number another test could reuse.)
+// descriptor, and the epoll set the poll asks first, closed once it is
+// collected. (Not parallel: it looks at descriptor numbers another test
+// could reuse.)
 func TestWatchCleanup(t *testing.T) {
 	e := newGitEnv(t, false)
 	e.make("a.txt")
-	fd := func() int {
+	fds := func() [2]int {
 		c := e.cache()
 		_, err := c.IsIgnored(context.Background(), e.repo, e.abs("a.txt"))
 		must(t, err)
 		if !c.watch.active() {
 			t.Skip("inotify unavailable here")
 		}
-		return c.watch.fd
+		if c.watch.ep < 0 {
+			t.Fatal("no epoll set beside the inotify descriptor")
+		}
+		return [2]int{c.watch.fd, c.watch.ep}
 	}()
-	link := "/proc/self/fd/" + strconv.Itoa(fd)
-	if l, err := os.Readlink(link); err != nil || !strings.Contains(l, "inotify") {
-		t.Fatalf("descriptor %d is %q, %v; want an inotify descriptor", fd, l, err)
+	kinds := [2]string{"inotify", "eventpoll"}
+	open := func(i int) bool {
+		l, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fds[i]))
+		return err == nil && strings.Contains(l, kinds[i])
+	}
+	for i := range fds {
+		if !open(i) {
+			t.Fatalf("descriptor %d is not an %s descriptor", fds[i], kinds[i])
+		}
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		runtime.GC()
-		if l, err := os.Readlink(link); err != nil || !strings.Contains(l, "inotify") {
+		if !open(0) && !open(1) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("inotify descriptor of a collected Cache still open")
+			t.Fatalf("descriptors of a collected Cache still open: inotify %v, epoll %v", open(0), open(1))
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestWatchPollGate: the poll's epoll gate says "nothing queued" only when
+// nothing is: an event queued by a write that returned before the poll is
+// reported by that poll, every time, over many rounds (the set is
+// level-triggered, and the descriptor must come back onto its ready list
+// after each drain); a poll with nothing new reports nothing. The same
+// holds without the gate (ep -1: every poll reads).
+func TestWatchPollGate(t *testing.T) {
+	for _, gate := range []bool{true, false} {
+		t.Run(map[bool]string{true: "epoll", false: "read"}[gate], func(t *testing.T) {
+			dir := t.TempDir()
+			c := &Cache{}
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			w := &c.watch
+			w.open(c)
+			if !w.active() {
+				t.Skip("inotify unavailable here")
+			}
+			defer w.close()
+			if gate && w.ep < 0 {
+				t.Fatal("no epoll set")
+			}
+			if !gate {
+				_ = unix.Close(w.ep)
+				w.ep = -1
+			}
+			if !w.watchFile(c, filepath.Join(dir, ".gitignore"), false) {
+				t.Fatal("watchFile failed")
+			}
+			if w.poll(c) {
+				t.Fatal("a poll with nothing written reported a change")
+			}
+			for i := range 200 {
+				data := strings.Repeat("x", i%7)
+				if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if !w.poll(c) {
+					t.Fatalf("round %d: a write that returned before the poll was not seen", i)
+				}
+				if i%3 == 0 {
+					// An event on a name nothing depends on is read (the
+					// gate opens) but changes nothing.
+					if err := os.WriteFile(filepath.Join(dir, "other"), nil, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					if w.poll(c) && w.poll(c) {
+						t.Fatalf("round %d: an unrelated name reported a change", i)
+					}
+				}
+				// (A late IN_CLOSE_WRITE, from a fork that held the file
+				// until its exec, may make one poll report a change.)
+				if w.poll(c) && w.poll(c) {
+					t.Fatalf("round %d: polls with nothing new kept reporting a change", i)
+				}
+			}
+		})
 	}
 }
