@@ -45,18 +45,24 @@ func TestFlatRulesAgree(t *testing.T) {
 				f := mergeRules(x)
 				for _, p := range paths {
 					for _, ext := range []string{"", ".ex", ".gl"} {
-						rel := x.rel + p + ext
-						name := rel[strings.LastIndexByte(rel, '/')+1:]
-						a, i, b, j := x.decideLevels(rel, name)
-						c, k, d, l := f.decideBoth(rel, name)
-						if a != c || i != k || b != d || j != l {
-							t.Errorf("fold %v depth %d global %v: %q: merged picks %s:%d / %s:%d, levels %s:%d / %s:%d",
-								fold, depth, global, rel, src(c), k, src(d), l, src(a), i, src(b), j)
-						}
+						agreeLevels(t, x, f, x.rel+p+ext, fmt.Sprintf("fold %v depth %d global %v", fold, depth, global))
 					}
 				}
 			}
 		}
+	}
+}
+
+// agreeLevels fails t unless the merged matcher f of x picks, for rel
+// (relative to the repository root), the rules that x's levels pick.
+func agreeLevels(t testing.TB, x *dirCtx, f *flatRules, rel, what string) {
+	t.Helper()
+	name := rel[strings.LastIndexByte(rel, '/')+1:]
+	a, i, b, j := x.decideLevels(rel, name)
+	c, k, d, l := f.decideBoth(rel, name)
+	if a != c || i != k || b != d || j != l {
+		t.Errorf("%s: %q: merged picks %s:%d / %s:%d, levels %s:%d / %s:%d",
+			what, rel, src(c), k, src(d), l, src(a), i, src(b), j)
 	}
 }
 
@@ -104,13 +110,6 @@ func FuzzFlatRules(f *testing.F) {
 		if path == "" || strings.Contains(path, "//") {
 			return
 		}
-		rel := "sub/" + path
-		name := rel[strings.LastIndexByte(rel, '/')+1:]
-		a, i, b, j := x.decideLevels(rel, name)
-		c, k, d, l := fl.decideBoth(rel, name)
-		if a != c || i != k || b != d || j != l {
-			t.Errorf("fold %v: rules %q then %q: %q: merged picks %s:%d / %s:%d, levels %s:%d / %s:%d",
-				fold, top, sub, rel, src(c), k, src(d), l, src(a), i, src(b), j)
-		}
+		agreeLevels(t, x, fl, "sub/"+path, fmt.Sprintf("fold %v: rules %q then %q", fold, top, sub))
 	})
 }
