@@ -1,6 +1,10 @@
 package senduserfile
 
-import "golang.org/x/sys/unix"
+import (
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
 
 // openNoLinks opens path with flag, refusing a symbolic link anywhere on
 // the way (ELOOP). Without openat2 (Linux before 5.6) only the final
@@ -19,7 +23,34 @@ func openNoLinks(path string, flag int) (int, error) {
 // absolute path so opened is its own real path but for spelling (see
 // pyRealpathNoLinks): that is what lets the hook skip Python's lstat of
 // every component.
-func openOnlyNoLinks(path string, flag int) (int, error) { return openat2NoLinks(path, flag) }
+//
+// A path with a ".." component is "don't know" (EXDEV) without a look:
+// the kernel takes ".." from wherever the directory before it is when the
+// walk gets there, so a directory moved meanwhile (a rename, no link
+// anywhere) makes the open land beside its new parent, a file the lexical
+// real path does not name (TestOpenSourceNoLinksDotDotRename). Python's
+// way (pyRealpath, then openSource of the real path, which holds no "..")
+// opens what the real path names.
+func openOnlyNoLinks(path string, flag int) (int, error) {
+	if hasDotDot(path) {
+		return -1, unix.EXDEV
+	}
+	return openat2NoLinks(path, flag)
+}
+
+// hasDotDot reports whether some component of path is "..".
+func hasDotDot(path string) bool {
+	for i := 0; ; {
+		j := strings.IndexByte(path[i:], '/')
+		if j < 0 {
+			return path[i:] == ".."
+		}
+		if path[i:i+j] == ".." {
+			return true
+		}
+		i += j + 1
+	}
+}
 
 // openat2NoLinks is openat2(AT_FDCWD, path, flag, RESOLVE_NO_SYMLINKS),
 // retried on EINTR and EAGAIN.
