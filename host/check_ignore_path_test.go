@@ -104,12 +104,11 @@ func TestCheckIgnorePathsAbsoluteAndAliased(t *testing.T) {
 	}
 }
 
-// A batch whose paths' strings outgrow the first buffer (sized from the
-// relative inputs, at most 1 MiB), and one whose resolved paths are
-// longer than written (through a link, so the size from the inputs falls
-// short): every Path is its own, right, and still intact after the later
-// batches.
-func TestCheckIgnorePathsOutgrowTheFirstBuffer(t *testing.T) {
+// A batch whose paths' strings fill many of the arena's buffers (1.5 MB
+// of them), and one whose resolved paths are longer than written (through
+// a link): every Path is its own, right, and still intact after the
+// later batches.
+func TestCheckIgnorePathsFillManyBuffers(t *testing.T) {
 	root := t.TempDir()
 	long := "some-directory-with-a-rather-long-name-to-fill-the-buffer-sooner"
 	for d := range 10 {
