@@ -266,6 +266,10 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 	// The answered paths' strings, one allocation for many: buffers of
 	// about what the batch needs, up to 64 KiB (a batch of one path, as
 	// check-ignore --stdin makes for a pipe, takes a few hundred bytes).
+	// One buffer sized for the whole batch up front measured slower in
+	// ignorebench (most likely its zeroing, all at once, pushes the memo
+	// out of the cache). An absolute path that is already plain is its
+	// own Path.
 	paths8 := pathArena{chunk: min(max(len(paths)*64, 256), 64<<10)}
 	sh := &sharedParents{sizeHint: min(len(paths)/2, 1<<14), arena: &paths8}
 	for i, p := range paths {
@@ -276,7 +280,15 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 			plain := trimSlashes(p)
 			if top, rel, ok := h.jail.PlainRel(plain); ok {
 				if m, ok, err := bt.CheckIfRealRel(ctx, top, rel, len(plain) != len(p)); ok || err != nil {
-					res[i] = IgnoreResult{IgnoreMatch: m, Path: paths8.join(top, rel), Err: err}
+					res[i].IgnoreMatch = m
+					if isJoined(plain, top, rel) {
+						res[i].Path = plain // the caller's own string: nothing to build
+					} else {
+						res[i].Path = paths8.join(top, rel)
+					}
+					if err != nil {
+						res[i].Err = err
+					}
 					continue
 				}
 			}
@@ -321,31 +333,50 @@ func trimSlashes(p string) string {
 	return p
 }
 
+// isJoined reports whether p is exactly top+"/"+rel ("/"+rel for the
+// root), as joinRoot would build it: then p itself can be the answered
+// Path (a plain absolute path under a root's canonical form).
+func isJoined(p, top, rel string) bool {
+	k := len(top)
+	if top != "/" {
+		k++
+	}
+	return len(p) == k+len(rel) && p[0] == '/' && p[k-1] == '/' && p[:len(top)] == top && p[k:] == rel
+}
+
 // pathArena builds many path strings in a few large buffers: each string
 // is a stretch of a buffer that is never written again (a full buffer is
-// left to the strings that use it and a new one started).
+// left to the strings that use it and a new one started). The buffer's
+// slice header is written only when a buffer is started, so joining
+// stores no pointer (no write barrier while the GC runs).
 type pathArena struct {
-	buf   []byte
+	buf   []byte // the current buffer, written up to off
+	off   int
 	chunk int // the size of a new buffer (64 KiB when 0)
 }
 
 // join returns root+"/"+rel (as joinRoot does).
 func (a *pathArena) join(root, rel string) string {
 	n := len(root) + 1 + len(rel)
-	if cap(a.buf)-len(a.buf) < n {
+	if root == "/" {
+		n--
+	}
+	if len(a.buf)-a.off < n {
 		chunk := a.chunk
 		if chunk == 0 {
 			chunk = 64 << 10
 		}
-		a.buf = make([]byte, 0, max(n, chunk))
+		a.buf, a.off = make([]byte, max(n, chunk)), 0
 	}
-	start := len(a.buf)
-	a.buf = append(a.buf, root...)
+	b := a.buf[a.off : a.off+n : a.off+n]
+	k := copy(b, root)
 	if root != "/" {
-		a.buf = append(a.buf, '/')
+		b[k] = '/'
+		k++
 	}
-	a.buf = append(a.buf, rel...)
-	return unsafe.String(&a.buf[start], len(a.buf)-start)
+	copy(b[k:], rel)
+	a.off += n
+	return unsafe.String(&b[0], n)
 }
 
 // sharedParents is what resolveShared remembers over one batch.

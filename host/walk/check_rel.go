@@ -2,8 +2,9 @@ package walk
 
 import (
 	"context"
+	"encoding/binary"
+	"math/bits"
 	"os"
-	"strings"
 	"unsafe"
 )
 
@@ -38,10 +39,38 @@ func (b *Batch) CheckIfRealRel(ctx context.Context, top, rel string, dir bool) (
 		b.b.scratch = make([]byte, 0, 2*keyBufSize)
 	}
 	b.vouch = false
-	b.b.real = &b.vouch
+	if b.b.real != &b.vouch {
+		// Left set after the question (Check and CheckInDirFd clear it,
+		// CheckIfReal sets it): a run of these questions stores no
+		// pointer into the Batch (no write barrier while the GC runs).
+		b.b.real = &b.vouch
+	}
 	m, err := b.c.judgeRel(ctx, top, rel, dir, b.opts, &b.b)
-	b.b.real = nil
 	return m, b.vouch, err
+}
+
+// lastSlash is strings.LastIndexByte(s, '/'), eight bytes at a time from
+// the end (a path's last component is mostly shorter than a byte loop
+// pays for).
+func lastSlash(s string) int {
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
+	i := len(b)
+	for ; i >= 8; i -= 8 {
+		x := binary.LittleEndian.Uint64(b[i-8:])
+		const low7 = 0x7f7f7f7f7f7f7f7f
+		y := x ^ 0x2f2f2f2f2f2f2f2f // zero where x's byte is '/'
+		if m := ^((y&low7 + low7) | y | low7); m != 0 {
+			// The high bit of each '/' byte, exactly (no sum carries
+			// into the next byte): the highest is the last.
+			return i - 8 + (63-bits.LeadingZeros64(m))/8
+		}
+	}
+	for i--; i >= 0; i-- {
+		if b[i] == '/' {
+			return i
+		}
+	}
+	return -1
 }
 
 // joinTop is top+"/"+rel ("/"+rel for the root).
@@ -96,7 +125,7 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		// As judge does for "dir/": the directory's own state, and "dir/"
 		// (an empty name) matched against the rules in force inside it.
 		dirRel, name = rel, ""
-	} else if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+	} else if i := lastSlash(rel); i >= 0 {
 		dirRel, name = rel[:i], rel[i+1:]
 	}
 	c.mu.Lock()
