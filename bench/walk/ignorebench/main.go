@@ -206,17 +206,21 @@ func main() {
 	}
 	fmt.Printf("IsPathIgnored warm : %8.0f ns/path (median of %d passes)\n", per(warm), *rounds)
 	fmt.Printf("IsPathIgnored cold : %8.0f ns/path (fresh Host each pass)\n", per(cold))
-	fmt.Printf("git check-ignore   : %8.0f ns/path (whole process / %d paths)\n", per(gitT), len(paths))
+	if *gitIndex { // else git with its index was not timed
+		fmt.Printf("git check-ignore   : %8.0f ns/path (whole process / %d paths)\n", per(gitT), len(paths))
+	}
 	fmt.Printf("git --no-index     : %8.0f ns/path (whole process / %d paths)\n", per(gitNoIndexT), len(paths))
 	fmt.Printf("CheckIgnore batch  : %8.0f ns/path (warm, one call for all paths)\n", per(batchT))
-	fmt.Printf("ratio git/warm     : %8.1fx   git/cold: %.1fx\n", per(gitT)/per(warm), per(gitT)/per(cold))
+	if *gitIndex {
+		fmt.Printf("ratio git/warm     : %8.1fx   git/cold: %.1fx\n", per(gitT)/per(warm), per(gitT)/per(cold))
+	}
 	fmt.Printf("ratio git --no-index/warm: %.1fx   /batch: %.1fx\n", per(gitNoIndexT)/per(warm), per(gitNoIndexT)/per(batchT))
 	if per(warmCPU) > 0 && per(batchCPU) > 0 {
 		fmt.Printf("cpu (user+sys)     : warm %.0f, batch %.0f, git --no-index %.0f ns/path; git/warm %.1fx, git/batch %.1fx\n",
 			per(warmCPU), per(batchCPU), per(gitNoIndexCPU), per(gitNoIndexCPU)/per(warmCPU), per(gitNoIndexCPU)/per(batchCPU))
 	}
-	fmt.Printf("breakdown, warm    : walk.Cache.IsIgnored alone %.0f ns/path (git/that %.1fx); Host.ResolveInJail alone %.0f ns/path\n",
-		per(walkT), per(gitT)/per(walkT), per(jailT))
+	fmt.Printf("breakdown, warm    : walk.Cache.IsIgnored alone %.0f ns/path (git --no-index/that %.1fx); Host.ResolveInJail alone %.0f ns/path\n",
+		per(walkT), per(gitNoIndexT)/per(walkT), per(jailT))
 }
 
 // gitAnswers asks git check-ignore -v -n --no-index about every path.
