@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -305,6 +306,23 @@ func (o *oracle) files(dir string) []string {
 	}
 	sort.Strings(res)
 	return res
+}
+
+// walkIsLsFiles fails t (what says which case) unless a Walk of e.repo,
+// hidden files in, lists exactly the files git ls-files -co
+// --exclude-standard names; it reports whether they agreed.
+func walkIsLsFiles(t testing.TB, e *gitEnv, what string) bool {
+	t.Helper()
+	want := slices.Compact(nulList(e.git(e.repo, "ls-files", "-z", "-co", "--exclude-standard")))
+	got, _, err := walkRel(t, e.cache(), e.repo, Options{Hidden: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: walk and git differ:\n%s", what, diff(want, got))
+		return false
+	}
+	return true
 }
 
 // walkRel runs a Walk from e.repo and returns the entries relative to it,

@@ -1,8 +1,8 @@
 package walk
 
 import (
+	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -216,19 +216,6 @@ func TestRuleFilterWalkAgreesWithGit(t *testing.T) {
 				e.git(e.repo, "add", "-f", "--", p)
 			}
 		}
-		var want []string
-		for _, p := range strings.Split(string(e.git(e.repo, "ls-files", "-z", "-co", "--exclude-standard")), "\x00") {
-			if p != "" && !slices.Contains(want, p) {
-				want = append(want, p)
-			}
-		}
-		slices.Sort(want)
-		got, _, err := walkRel(t, e.cache(), e.repo, Options{Hidden: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("round %d: walk and git differ:\n%s", round, diff(want, got))
-		}
+		walkIsLsFiles(t, e, fmt.Sprintf("round %d", round))
 	}
 }
