@@ -24,19 +24,11 @@ func TestExecSetsUpNoWatches(t *testing.T) {
 			w.file(".git/HEAD", []byte("ref: refs/heads/main\n"))
 		}
 		cmd := w.cmd("exec", "--", "echo started; read x; true")
-		var errb strings.Builder
-		cmd.Stderr = &errb
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			t.Fatal(err)
 		}
-		pr, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		pr, errb := w.start(cmd)
 		line, err := bufio.NewReader(pr).ReadString('\n')
 		if err != nil || line != "started\n" {
 			cmd.Process.Kill()

@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -20,15 +19,7 @@ func TestExecInterrupted(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		w := newWorld(t)
 		cmd := w.cmd("exec", "--no-sandbox", "--", "sleep 30 & echo $!; wait")
-		pr, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		pr, errb := w.start(cmd)
 		line, err := bufio.NewReader(pr).ReadString('\n')
 		if err != nil {
 			cmd.Process.Kill()

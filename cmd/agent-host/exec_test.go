@@ -87,16 +87,10 @@ func TestExecTimeoutAndStatus(t *testing.T) {
 	// A reader of the output that goes away: the command gets SIGPIPE,
 	// as in a shell pipeline, and agent-host reports it (141).
 	cmd := w.cmd("exec", "--", "seq 1 100000000")
-	pr, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	pr, _ := w.start(cmd)
 	pr.Read(make([]byte, 10))
 	pr.Close()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+13 {
 		t.Fatalf("after its reader left: %v", err)
 	}
@@ -230,13 +224,7 @@ func TestExecTerminalStdin(t *testing.T) {
 func TestExecSlowReaderGetsEverything(t *testing.T) {
 	w := newWorld(t)
 	cmd := w.cmd("exec", "--", "seq 1 100000")
-	pr, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	pr, _ := w.start(cmd)
 	time.Sleep(time.Second) // the command has long written all it can
 	var got bytes.Buffer
 	b := make([]byte, 16<<10)

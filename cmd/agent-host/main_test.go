@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,6 +73,23 @@ func (w *world) cmd(args ...string) *exec.Cmd {
 	cmd.Dir = w.ws
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}
 	return cmd
+}
+
+// start starts cmd (one of w.cmd's, its stdin already set up as the
+// caller wants) with a pipe from its standard output and its standard
+// error gathered in a buffer, which the caller reads once cmd has ended.
+func (w *world) start(cmd *exec.Cmd) (stdout io.ReadCloser, stderr *bytes.Buffer) {
+	w.t.Helper()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	stderr = new(bytes.Buffer)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	return stdout, stderr
 }
 
 func (w *world) runIn(dir, stdin string, args ...string) result {

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -27,15 +26,7 @@ func TestWalkInterrupt(t *testing.T) {
 	}
 	writeFiles(t, w.ws, files)
 	cmd := w.cmd("walk", "--no-ignore")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	out, errb := w.start(cmd)
 	time.Sleep(interruptAfter + 400*time.Millisecond)
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -54,7 +45,7 @@ func TestWalkInterrupt(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	ee, ok := err.(*exec.ExitError)
 	if !ok {
 		t.Fatalf("walk ended with %v after an interrupt, want exit status 1", err)
