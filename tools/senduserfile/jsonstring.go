@@ -72,28 +72,8 @@ func unquoteBytes(s []byte) (t []byte, ok bool) {
 			switch s[r] {
 			default:
 				return
-			case '"', '\\', '/', '\'':
-				b[w] = s[r]
-				r++
-				w++
-			case 'b':
-				b[w] = '\b'
-				r++
-				w++
-			case 'f':
-				b[w] = '\f'
-				r++
-				w++
-			case 'n':
-				b[w] = '\n'
-				r++
-				w++
-			case 'r':
-				b[w] = '\r'
-				r++
-				w++
-			case 't':
-				b[w] = '\t'
+			case '"', '\\', '/', '\'', 'b', 'f', 'n', 'r', 't':
+				b[w] = unescaped(s[r])
 				r++
 				w++
 			case 'u':
@@ -153,4 +133,22 @@ func getu4(s []byte) rune {
 		r = r*16 + rune(c)
 	}
 	return r
+}
+
+// unescaped is the byte a one-letter escape (after the backslash) stands
+// for: b, f, n, r and t their control characters, the others themselves.
+func unescaped(c byte) byte {
+	switch c {
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return c
 }
