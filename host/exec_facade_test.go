@@ -239,6 +239,7 @@ func TestExecSandboxPolicy(t *testing.T) {
 // sets SessionCache.
 func TestExecSessionCachePolicy(t *testing.T) {
 	g := gittest.New(t)
+	g.Setenv(t) // the Host's walk, which tells the work tree, reads git's variables
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -283,6 +284,7 @@ func TestExecSessionCachePolicy(t *testing.T) {
 // the cache, whose contents a Walk with hidden files then does not list.
 func TestExecCacheWhereTheWalkHidesIt(t *testing.T) {
 	g := gittest.New(t)
+	g.Setenv(t) // the Host's walk reads git's variables
 	run := func(ws string) (cache string, listed []string) {
 		t.Helper()
 		h, err := host.New(host.Config{WorkspaceRoot: ws, Home: g.Home, Sandbox: host.SandboxPolicy{Required: true}})

@@ -24,13 +24,13 @@ const cacheGitignore = "*\n"
 // is refused, not followed: then, or on any other failure, it returns ""
 // and the run keeps its caches in its private temporary directory. So it
 // does when rootPath is not in a git work tree as workTree (Sandbox.WorkTree;
-// nil: a walk.Cache's own view) sees it: the cache's .gitignore would hide
+// nil: workTreeByWalk) sees it: the cache's .gitignore would hide
 // it from nothing (the Host's walk is git's view, which outside a
 // repository lists every file), and every listing of the workspace would
 // carry thousands of cache files.
 func workspaceCache(root *os.File, rootPath string, workTree func(string) bool) string {
 	if workTree == nil {
-		workTree = (&walk.Cache{NoWatch: true}).InWorkTree
+		workTree = workTreeByWalk
 	}
 	if !workTree(rootPath) {
 		return ""
@@ -89,4 +89,19 @@ func ensureGitignore(dfd int) bool {
 		return errors.Is(err, unix.EEXIST) // another run made it just now
 	}
 	return true
+}
+
+// workTreeByWalk is the answer for a run given no Sandbox.WorkTree: a
+// walk.Cache's, with no Jail. Whether dir is in a work tree (a ".git" with
+// a HEAD there or above) depends on no git configuration, so the Cache is
+// given an environment that names none: it reads neither the user's
+// configuration and excludes nor the system's.
+func workTreeByWalk(dir string) bool {
+	c := walk.Cache{NoWatch: true, Getenv: func(k string) string {
+		if k == "GIT_CONFIG_NOSYSTEM" {
+			return "1"
+		}
+		return ""
+	}}
+	return c.InWorkTree(dir)
 }
