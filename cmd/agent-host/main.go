@@ -48,14 +48,7 @@ var synopses = map[string]string{
 }
 
 func main() {
-	// A sandboxed command's helper runs in SandboxMain and never returns
-	// (on Linux the helper package's initializer has run it already).
-	// The hook starts no command, so it skips the rest of SandboxMain,
-	// which finds this program's path for the helpers of later runs (a
-	// readlink of /proc/self/exe, 5% of a hook call's time in main).
-	if len(os.Args) < 2 || os.Args[1] != "hook" {
-		host.SandboxMain()
-	}
+	host.SandboxMain() // a sandboxed command's helper runs here and never returns
 	exitAfterRun = true
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/agenthost/agenthost/host/exec/internal/helper"
@@ -222,9 +223,17 @@ var ProtectedPaths = []string{
 // helper.
 var helperInstalled atomic.Bool
 
-// helperExe is the path of this program's executable, found by
-// SandboxMain while /proc is there.
-var helperExe atomic.Pointer[string]
+// helperExe is the path of this program's executable (nil when it cannot
+// be found), looked up at the first run that starts a helper, not by
+// SandboxMain: a process that never starts one (the hook) never pays the
+// readlink of /proc/self/exe.
+var helperExe = sync.OnceValue(func() *string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return &exe
+})
 
 // helperEnv is the variable that makes a process the helper (the
 // instructions are its arguments).
@@ -244,9 +253,9 @@ const helperEnv = helper.Env
 // the command. From its second sandboxed run on, a Runner starts the
 // helper of its next run ahead, in the background, and keeps it waiting
 // until that run comes or the Runner is closed (docs/adr/0012). When the process is such a helper, SandboxMain does the
-// helper's work and never returns. Otherwise it returns at once (it costs
-// an environment lookup and one readlink) and marks the program as able
-// to run the helper; without that mark a sandboxed run reports the
+// helper's work and never returns. Otherwise it returns at once (it looks at
+// argv[0]; the program's path is found at its first helper's start) and
+// marks the program as able to run the helper; without that mark a sandboxed run reports the
 // sandbox missing (ErrNoSandbox when Required).
 //
 // The helper's work in fact starts earlier, from the initializer of
@@ -257,11 +266,6 @@ const helperEnv = helper.Env
 // initializer not have run.
 func SandboxMain() {
 	helper.RunIfHelper()
-	exe, err := os.Executable()
-	if err != nil {
-		return
-	}
-	helperExe.Store(&exe)
 	helperInstalled.Store(true)
 }
 

@@ -58,7 +58,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		if s.dir == nil || haveProcFD() {
 			return nil, nil
 		}
-		exe := helperExe.Load()
+		exe := helperExe()
 		if !helperInstalled.Load() || exe == nil {
 			return nil, fmt.Errorf("%w: /proc/self/fd is missing and the sandbox helper is not installed (call exec.SandboxMain at the top of main)", ErrNoStartDir)
 		}
@@ -79,7 +79,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	base, _ := sb.scrubEnv(cmd.Env[:len(cmd.Env)-len(s.env)])
 	rep.Enforced = append(rep.Enforced, "env")
 
-	exe := helperExe.Load()
+	exe := helperExe()
 	if !helperInstalled.Load() || exe == nil {
 		miss("helper", "this program did not call exec.SandboxMain at the top of main, so nothing confines the command")
 		if sb.Required {
@@ -291,7 +291,7 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
 
 // helperPath is the file to run as the helper: /proc/self/exe, which is
 // this program's image even when its file was replaced or removed since it
-// started (an upgrade), else the path SandboxMain found.
+// started (an upgrade), else the path os.Executable gave (helperExe).
 func helperPath(exe string) string {
 	if haveProcFD() {
 		return "/proc/self/exe"
