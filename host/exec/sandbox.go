@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/agenthost/agenthost/host/exec/internal/helper"
@@ -222,18 +221,6 @@ var ProtectedPaths = []string{
 // helperInstalled is set by SandboxMain when this program can run the
 // helper.
 var helperInstalled atomic.Bool
-
-// helperExe is the path of this program's executable (nil when it cannot
-// be found), looked up at the first run that starts a helper, not by
-// SandboxMain: a process that never starts one (the hook) never pays the
-// readlink of /proc/self/exe.
-var helperExe = sync.OnceValue(func() *string {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil
-	}
-	return &exe
-})
 
 // helperEnv is the variable that makes a process the helper (the
 // instructions are its arguments).

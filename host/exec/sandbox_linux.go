@@ -9,6 +9,7 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -288,6 +289,18 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
 	sr.h, sr.statusR = h, h.sock
 	return h.p, nil
 }
+
+// helperExe is the path of this program's executable (nil when it cannot
+// be found), looked up at the first run that starts a helper, not by
+// SandboxMain: a process that never starts one (the hook) never pays the
+// readlink of /proc/self/exe.
+var helperExe = sync.OnceValue(func() *string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return &exe
+})
 
 // helperPath is the file to run as the helper: /proc/self/exe, which is
 // this program's image even when its file was replaced or removed since it
