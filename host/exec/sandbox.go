@@ -109,6 +109,15 @@ type Sandbox struct {
 	// put where the Host's own walk hides it and nowhere else. nil asks
 	// a walk.Cache of the run's own, with no Jail.
 	WorkTree func(dir string) bool
+	// ReadHome are more entries of the home directory (relative to Home)
+	// the command sees, read-only, beside DefaultReadHome. Where user
+	// namespaces work the command runs in a view whose home directory is
+	// empty but for these (docs/adr/0014).
+	ReadHome []string
+	// Read are more absolute paths the command sees, read-only, beside
+	// the system directories, the toolchains and the roots (a shared
+	// data set, another checkout to compare with).
+	Read []string
 	// Required makes the run fail with ErrNoSandbox, starting nothing,
 	// when any part above cannot be enforced here. Otherwise the run
 	// starts with what can be enforced and Output.Sandbox says what that
@@ -169,6 +178,25 @@ var DefaultDenyRead = []string{
 	".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history",
 	".node_repl_history", ".sqlite_history", ".local/share/fish/fish_history",
 	".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+}
+
+// DefaultReadHome are the entries of the home directory a sandboxed
+// command sees (read-only, those that exist) where it runs in a view
+// (docs/adr/0014): the toolchains' install directories and caches that
+// builds read, and git's excludes. Everything else in the home directory
+// is absent: a secret no list names cannot be read. The home
+// directory's .gitconfig is generated from the user's with only harmless
+// keys (identity, aliases, excludes; no credential helper, URL rewrite,
+// include or signing key). The same entries of the process's own home
+// directory (os.UserHomeDir), when Home is another, are shown too, so
+// that a toolchain on PATH keeps working.
+var DefaultReadHome = []string{
+	"go", // GOPATH: the module cache and installed tools
+	".cargo/bin", ".cargo/registry", ".cargo/git", ".cargo/env", ".rustup",
+	".nvm", ".volta", ".fnm", ".bun/bin", ".deno/bin", ".local/share/pnpm",
+	".pyenv", ".rbenv", ".local/bin", ".local/lib",
+	".sdkman/candidates", ".m2/repository", ".gradle/wrapper", ".gradle/caches",
+	".config/git/ignore", ".gitignore_global", ".gitignore",
 }
 
 // DefaultScrubEnv are the patterns (path.Match on the upper-cased name)

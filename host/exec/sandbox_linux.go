@@ -9,6 +9,7 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -26,8 +27,9 @@ var nsBroken atomic.Bool
 // nsFlags are the namespaces a sandboxed command gets: a user namespace
 // (which lets an unprivileged user make the others), no network, its
 // own process ids (the helper is pid 1: when it exits every process of
-// the command's tree dies) and its own System V IPC.
-const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNET | unix.CLONE_NEWPID | unix.CLONE_NEWIPC
+// the command's tree dies), its own System V IPC, and its own mounts,
+// in which the helper builds the command's view (docs/adr/0014).
+const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNET | unix.CLONE_NEWPID | unix.CLONE_NEWIPC | unix.CLONE_NEWNS
 
 // sandboxRun is the parent's side of a run started through the helper.
 type sandboxRun struct {
@@ -48,7 +50,13 @@ type sandboxRun struct {
 	snap     *protectSnap
 	usedNS   bool
 	required bool
-	epoch    uint64 // the Runner's zygote epoch when the run took or started its helper
+	// view: the command runs in a view (docs/adr/0014), planned at the
+	// start from sb, tmp and home.
+	view  bool
+	sb    *Sandbox
+	tmp   string
+	home  string
+	epoch uint64 // the Runner's zygote epoch when the run took or started its helper
 }
 
 // wrap turns cmd into a run of the helper when s asks for a sandbox, or
@@ -163,6 +171,19 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		}
 		sr.usedNS = true
 		rep.Enforced = append(rep.Enforced, "userns", "pidns", "ipcns")
+		// Inside another run the namespaces are refused (and the outer
+		// run's view holds).
+		if !inOuterRun() {
+			sr.view, sr.sb, sr.tmp = true, sb, tmp
+			sr.home = sb.Home
+			if sr.home == "" {
+				sr.home, _ = os.UserHomeDir()
+			}
+			if h, err := filepath.EvalSymlinks(sr.home); err == nil {
+				sr.home = h
+			}
+			rep.Enforced = append(rep.Enforced, "mntns", "view")
+		}
 		if !sb.Network {
 			rep.Enforced = append(rep.Enforced, "netns")
 		}
@@ -268,6 +289,17 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
 	for _, f := range sr.roots {
 		cfg.WriteFDs = append(cfg.WriteFDs, add(f))
 	}
+	cfg.View, cfg.ViewCwd = nil, ""
+	if sr.view && h.flags&unix.CLONE_NEWNS != 0 {
+		var rootFDs []int
+		if sr.roots != nil {
+			rootFDs = cfg.WriteFDs
+		}
+		if plan := planView(sr.sb, rootFDs, sr.tmp, cfg.Path, sr.home); plan != nil {
+			plan.protect(sr.snap)
+			cfg.View, cfg.ViewCwd, cfg.ViewRequired = plan.ops, openDirPath(dir, sr.cwd), sr.required
+		}
+	}
 	msg, err := cfg.Message()
 	if err != nil {
 		return fail(err)
@@ -344,8 +376,8 @@ func (e helperStartError) Unwrap() error { return e.err }
 // then lets the Runner start the helper of its next run.
 func (sr *sandboxRun) finish(out *Output) {
 	if sr.statusR >= 0 {
-		var b [4]byte
-		if n, _ := unix.Read(sr.statusR, b[:]); n == 4 {
+		var b [8]byte
+		if n, _ := unix.Read(sr.statusR, b[:]); n == 8 {
 			ws := unix.WaitStatus(binary.NativeEndian.Uint32(b[:]))
 			switch {
 			case ws.Exited():
@@ -353,6 +385,7 @@ func (sr *sandboxRun) finish(out *Output) {
 			case ws.Signaled():
 				out.ExitCode, out.Signal = -1, signalName(ws.Signal())
 			}
+			sr.viewFlags(binary.NativeEndian.Uint32(b[4:]))
 		}
 	}
 	if sr.snap != nil {
@@ -371,4 +404,38 @@ func (sr *sandboxRun) close() {
 		unix.Close(sr.statusR)
 		sr.statusR = -1
 	}
+}
+
+// viewFlags moves what the helper reported of the view (helper.ViewFailed,
+// helper.ViewHostProc) into the report.
+func (sr *sandboxRun) viewFlags(f uint32) {
+	rep := sr.report
+	drop := func(part string) {
+		for i, p := range rep.Enforced {
+			if p == part {
+				rep.Enforced = append(rep.Enforced[:i:i], rep.Enforced[i+1:]...)
+				return
+			}
+		}
+	}
+	if f&helper.ViewFailed != 0 {
+		drop("view")
+		rep.Missing = append(rep.Missing, "view: the helper could not build the command's view (mount namespace); Landlock and seccomp alone confined it")
+	}
+	if f&helper.ViewHostProc != 0 {
+		rep.Missing = append(rep.Missing, "proc: a /proc of the command's own PID namespace could not be mounted; it saw the host's, read-only")
+	}
+}
+
+// openDirPath is the path of the open directory dir (what /proc says it is,
+// else cwd made absolute): the helper opens it again inside the view and
+// starts there only when it is the same directory.
+func openDirPath(dir *os.File, cwd string) string {
+	if p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(dir.Fd()))); err == nil && filepath.IsAbs(p) {
+		return p
+	}
+	if p, err := filepath.Abs(cwd); err == nil {
+		return p
+	}
+	return cwd
 }

@@ -85,6 +85,18 @@ type Config struct {
 	// Seccomp is the filter to install (classic BPF, 8 bytes an
 	// instruction in the machine's byte order); empty: none.
 	Seccomp []byte
+	// View, when not empty, is the mount-namespace view the command runs
+	// in (a Message only; see ViewOp). ViewCwd is the start directory's
+	// path inside it, which must be the directory DirFD names.
+	// ViewRequired makes a view that cannot be made a failure of the run;
+	// otherwise the command runs without it and the status says so
+	// (ViewFailed).
+	View         []ViewOp
+	ViewCwd      string
+	ViewRequired bool
+	// listAll (the helper's own, once the view is made) lets every
+	// directory of the view be listed.
+	listAll bool
 	// DrainGrace is how long the helper waits, once the command has
 	// exited, for the processes it left before it exits and the kernel
 	// kills them (with the PID namespace).
@@ -139,6 +151,15 @@ func (c *Config) records() []string {
 	}
 	if len(c.Seccomp) > 0 {
 		kv("seccomp", hexEncode(c.Seccomp))
+	}
+	for _, op := range c.View {
+		kv("view", string(op.Kind)+hexEncode([]byte(op.Path))+":"+hexEncode([]byte(op.Src))+":"+strconv.Itoa(op.FD))
+	}
+	if c.ViewCwd != "" {
+		kv("viewcwd", c.ViewCwd)
+	}
+	if c.ViewRequired {
+		kv("viewrequired", "1")
 	}
 	num("drain", uint64(c.DrainGrace))
 	return a
@@ -294,6 +315,14 @@ func (c *Config) set(s string) error {
 		c.DevFiles = append(c.DevFiles, v)
 	case "seccomp":
 		c.Seccomp, err = hexDecode(v)
+	case "view":
+		var op ViewOp
+		op, err = parseViewOp(v)
+		c.View = append(c.View, op)
+	case "viewcwd":
+		c.ViewCwd = v
+	case "viewrequired":
+		c.ViewRequired = v == "1"
 	case "drain":
 		var d uint64
 		u(&d)
@@ -334,7 +363,74 @@ func (c *Config) resolveFDs(fds []int) error {
 			return err
 		}
 	}
+	for i := range c.View {
+		if err := at(&c.View[i].FD); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// ViewOp is one entry of a command's view: what appears at Path.
+type ViewOp struct {
+	Kind byte   // one of the View* kinds
+	Path string // absolute, in the view
+	// Src is the host path bound at Path (ViewRead, ViewWrite; "" means
+	// Path), the target of a ViewLink, or the contents of a ViewFile.
+	Src string
+	// FD is, for a ViewRoot, the index of the descriptor the jail opened
+	// for it (the path must lead to that directory); -1 otherwise.
+	FD int
+}
+
+// The kinds of ViewOp.
+const (
+	ViewRead    = 'r' // Src bound read-only at Path
+	ViewWrite   = 'w' // Src bound read-write at Path
+	ViewRoot    = 'R' // a root, read-write, checked against FD
+	ViewTmpfs   = 't' // an empty, writable tmpfs (/tmp)
+	ViewHome    = 'h' // an empty tmpfs made read-only once filled (the home directory)
+	ViewLink    = 'l' // a symbolic link to Src
+	ViewFile    = 'f' // a read-only file holding Src (a generated .gitconfig)
+	ViewProtect = 'p' // Path, if present in the view, bound read-only onto itself
+	ViewMask    = 'm' // Path, if present in the view, hidden behind an empty read-only mask
+)
+
+func parseViewOp(v string) (ViewOp, error) {
+	op := ViewOp{FD: -1}
+	if len(v) < 1 {
+		return op, errArgs
+	}
+	op.Kind = v[0]
+	parts := [3]string{}
+	n, start := 0, 1
+	for i := 1; i <= len(v); i++ {
+		if i == len(v) || v[i] == ':' {
+			if n == 3 {
+				return op, errArgs
+			}
+			parts[n] = v[start:i]
+			n++
+			start = i + 1
+		}
+	}
+	if n != 3 {
+		return op, errArgs
+	}
+	p, err := hexDecode(parts[0])
+	if err != nil || len(p) == 0 || p[0] != '/' {
+		return op, errArgs
+	}
+	s, err := hexDecode(parts[1])
+	if err != nil {
+		return op, errArgs
+	}
+	fd, err := strconv.Atoi(parts[2])
+	if err != nil || fd < -1 {
+		return op, errArgs
+	}
+	op.Path, op.Src, op.FD = string(p), string(s), fd
+	return op, nil
 }
 
 // hexEncode and hexDecode are encoding/hex's, which would bring fmt and

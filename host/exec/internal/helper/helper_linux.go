@@ -17,6 +17,7 @@ const (
 	sysLandlockAddRule       = 445
 	sysLandlockRestrictSelf  = 446
 	landlockRulePathBeneath  = 1
+	llReadDir                = 1 << 3 // LANDLOCK_ACCESS_FS_READ_DIR
 
 	prSetSeccomp        = 22
 	seccompModeFilter   = 2
@@ -115,9 +116,35 @@ func serve(sock int) int {
 	if cfg.Stdio[2] >= 0 {
 		syscall.Dup3(cfg.Stdio[2], 2, 0) // the failures below reach the caller
 	}
+	// The view (view_linux.go) is made before Landlock, which forbids
+	// mounting, and enters the start directory itself.
+	var viewFlags uint32
+	viewMade := false
+	if len(cfg.View) > 0 {
+		f, err := buildView(cfg, cfg.DirFD)
+		switch {
+		case err == nil:
+			viewFlags, viewMade = f, true
+			// Nothing in the view is secret but what a mask covers:
+			// every directory may be listed (the files still need
+			// their grants), and the generated files read.
+			cfg.listAll = true
+			for _, op := range cfg.View {
+				if op.Kind == ViewFile {
+					cfg.Reads = append(cfg.Reads, Grant{Path: op.Path})
+				}
+			}
+		case cfg.ViewRequired:
+			return fail("view", err)
+		default:
+			viewFlags = ViewFailed
+		}
+	}
 	if cfg.DirFD >= 0 {
-		if err := syscall.Fchdir(cfg.DirFD); err != nil {
-			return fail("fchdir", err)
+		if !viewMade {
+			if err := syscall.Fchdir(cfg.DirFD); err != nil {
+				return fail("fchdir", err)
+			}
 		}
 		syscall.Close(cfg.DirFD)
 	}
@@ -173,8 +200,11 @@ func serve(sock int) int {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
-	var b [4]byte
-	*(*uint32)(unsafe.Pointer(&b[0])) = uint32(status) // the parent reads it in the machine's order
+	// The status record: the command's wait status, then the view's
+	// flags, each 4 bytes in the machine's order.
+	var b [8]byte
+	*(*uint32)(unsafe.Pointer(&b[0])) = uint32(status)
+	*(*uint32)(unsafe.Pointer(&b[4])) = viewFlags
 	syscall.Write(sock, b[:])
 	select {
 	case <-sigs:
@@ -357,6 +387,11 @@ func applyLandlock(cfg *Config) error {
 			access = cfg.FileRead
 		}
 		if err := addPath(g.Path, 0, access); err != nil {
+			return err
+		}
+	}
+	if cfg.listAll {
+		if err := addPath("/", syscall.O_DIRECTORY, llReadDir); err != nil {
 			return err
 		}
 	}

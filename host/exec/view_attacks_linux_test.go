@@ -1,0 +1,238 @@
+package exec
+
+import (
+	"fmt"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The view (docs/adr/0014): each test runs real commands in the
+// sandbox and checks from outside that what it tried did not happen,
+// and, where the point is prevention, that the kernel refused it at the
+// time (EROFS, ENOENT) rather than a restore undoing it afterwards.
+
+// viewSecrets are credential files that no deny list of ours names
+// (DefaultDenyRead does not): in the view the home directory holds only
+// the toolchains, so they are absent whatever their names.
+var viewSecrets = []string{
+	".config/git/credentials", ".pgpass", ".my.cnf", ".config/github-copilot/hosts.json",
+	".config/github-copilot/apps.json", ".cache/huggingface/token", ".huggingface/token",
+	".config/sops/age/keys.txt", ".age/key.txt", ".config/Bitwarden/data.json",
+	".local/share/password-store-alt/x.gpg", ".config/keepassxc/keepassxc.ini", ".zsh_history",
+	".bash_history", ".lesshst", ".viminfo", ".wget-hsts", ".config/stripe/config.toml",
+	".config/heroku/config.json", ".netlify/config.json", ".config/doctl/config.yaml",
+	".fly/config.yml", ".oci/config", ".s3cfg", ".boto", ".twilio-cli/config.json",
+	".config/configstore/firebase-tools.json", ".config/netlify/config.json",
+	".vagrant.d/insecure_private_key", ".dbt/profiles.yml", ".databrickscfg",
+	".snowflake/connections.toml", ".pulumi/credentials.json", ".config/openai/key",
+	".anthropic/key", ".env", "notes/passwords.txt",
+}
+
+func requireView(t *testing.T) {
+	t.Helper()
+	if err := osexec.Command("unshare", "-Urm", "true").Run(); err != nil {
+		t.Skipf("skipped: user and mount namespaces are not available (unshare -Urm: %v)", err)
+	}
+}
+
+func TestViewSecretsAbsent(t *testing.T) {
+	f := newSBFixture(t)
+	requireView(t)
+	var paths []string
+	for i, s := range viewSecrets {
+		p := filepath.Join(f.home, s)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(fmt.Sprintf("%s-view-%d\n", secretMarker, i)), 0o600))
+		paths = append(paths, p)
+	}
+	// Another project's .env next to the workspace.
+	env := filepath.Join(f.other, ".env")
+	must(t, os.WriteFile(env, []byte(secretMarker+"-dotenv\n"), 0o600))
+	paths = append(paths, env)
+
+	cmd := `for p in "$@"; do cat "$p"; done; grep -r . "$HOME" "$OTHER" 2>/dev/null; cat /etc/shadow /etc/gshadow`
+	out := f.run(t, "bash -c '"+cmd+"' x "+strings.Join(paths, " "))
+	if strings.Contains(out.Stdout, secretMarker) {
+		t.Errorf("the command read a secret:\n%s", out.Stdout)
+	}
+	if strings.Contains(out.Stdout, "root:") {
+		t.Errorf("the command read /etc/shadow:\n%s", out.Stdout)
+	}
+	// Absent, not denied: the names do not exist in the view.
+	if !strings.Contains(out.Stderr, "No such file or directory") {
+		t.Errorf("want the secrets absent (ENOENT), got:\n%s", out.Stderr)
+	}
+	if !out.Sandbox.On("view") {
+		t.Errorf("the run reports no view: %+v", out.Sandbox)
+	}
+}
+
+func TestViewMetadataOutsideRefused(t *testing.T) {
+	f := newSBFixture(t)
+	requireView(t)
+	key := filepath.Join(f.home, ".ssh", "key")
+	must(t, os.Chmod(key, 0o600))
+	other := filepath.Join(f.other, "file")
+	old := time.Unix(1_000_000_000, 0)
+	must(t, os.Chtimes(other, old, old))
+	// A file in the system directories the command can see: writable
+	// for root outside, so only the view's read-only mount stops it.
+	sys := f.etcFile
+	cmds := []string{
+		"chmod 644 " + key, "chmod 777 " + other, "touch " + other, "truncate -s 0 " + other,
+		"chmod 777 " + sys + " 2>&1; touch " + sys + " 2>&1; truncate -s 0 " + sys + " 2>&1",
+	}
+	if f.python != "" {
+		cmds = append(cmds, `"$PY" -c 'import os,sys; os.utime(sys.argv[1], (0, 0))' `+other)
+	}
+	for _, c := range cmds {
+		out := f.run(t, c)
+		t.Logf("%s: %s", c, strings.TrimSpace(out.Stderr))
+	}
+	if st, err := os.Stat(key); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("%s: mode changed: %v %v", key, st.Mode(), err)
+	}
+	st, err := os.Stat(other)
+	must(t, err)
+	if st.Mode().Perm() != 0o644 || !st.ModTime().Equal(old) || st.Size() == 0 {
+		t.Errorf("%s changed: mode %v, time %v, size %d", other, st.Mode(), st.ModTime(), st.Size())
+	}
+	if sys != "" {
+		st, err := os.Stat(sys)
+		must(t, err)
+		if st.Mode().Perm() == 0o777 || st.Size() == 0 {
+			t.Errorf("%s changed: mode %v, size %d", sys, st.Mode(), st.Size())
+		}
+		out := f.run(t, "chmod 777 "+sys)
+		if !strings.Contains(out.Stderr, "Read-only file system") {
+			t.Errorf("chmod of a system file: want EROFS at the call, got %q", out.Stderr)
+		}
+	}
+}
+
+func TestViewProcShowsNoOutsideProcess(t *testing.T) {
+	f := newSBFixture(t)
+	requireView(t)
+	const mark = "agenthost-view-secret-arg-51f0"
+	victim := &osexec.Cmd{Path: "/bin/sleep", Args: []string{"sleep", "60", mark}}
+	if _, err := os.Stat(victim.Path); err != nil {
+		victim.Path = "/usr/bin/sleep"
+	}
+	// sleep refuses a third argument: pass the mark as argv[0]'s
+	// neighbour through the environment too.
+	victim.Args = []string{mark, "60"}
+	victim.Env = []string{"VICTIM=" + mark}
+	must(t, victim.Start())
+	defer func() { victim.Process.Kill(); victim.Wait() }()
+	out := f.run(t, `cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n'; ls /proc | grep -c '^[0-9]'`)
+	if strings.Contains(out.Stdout, mark) {
+		t.Errorf("the command saw an outside process:\n%s", out.Stdout)
+	}
+	if out.Sandbox.On("view") && strings.Contains(strings.Join(out.Sandbox.Missing, ";"), "proc") {
+		t.Errorf("the view has the host's /proc: %v", out.Sandbox.Missing)
+	}
+}
+
+func TestViewProtectedRefusedAtWrite(t *testing.T) {
+	f := newSBFixture(t)
+	requireView(t)
+	must(t, os.WriteFile(filepath.Join(f.ws, ".envrc"), []byte("export A=1\n"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(f.ws, ".claude"), 0o755))
+	must(t, os.WriteFile(filepath.Join(f.ws, ".claude", "settings.json"), []byte("{}\n"), 0o644))
+	cases := []struct {
+		cmd  string
+		path string // must be unchanged from outside
+		want string // its contents ("" : absent)
+	}{
+		{plant(".git/hooks/pre-commit"), filepath.Join(f.ws, ".git/hooks/pre-commit"), ""},
+		{"echo 'touch $MARK' >> .envrc", filepath.Join(f.ws, ".envrc"), "export A=1\n"},
+		{`echo '{"hooks":{}}' > .claude/settings.json`, filepath.Join(f.ws, ".claude", "settings.json"), "{}\n"},
+		{"chmod 777 .git/hooks", "", ""},
+		{plant("sub/inner/.git/hooks/post-checkout"), filepath.Join(f.ws, "sub/inner/.git/hooks/post-checkout"), ""},
+	}
+	for _, c := range cases {
+		out := f.run(t, c.cmd, "MARK="+f.mark())
+		if !strings.Contains(out.Stderr, "Read-only file system") {
+			t.Errorf("%s: want EROFS when the command writes, got %q", c.cmd, out.Stderr)
+		}
+		if len(out.Sandbox.Restored) != 0 {
+			t.Errorf("%s: a restore was needed (%v): the write was not prevented", c.cmd, out.Sandbox.Restored)
+		}
+		switch {
+		case c.path == "":
+		case c.want == "":
+			absent(t, c.path)
+		default:
+			fileIs(t, c.path, c.want)
+		}
+	}
+	commitRunsNothing(t, f, f.ws, "MARK="+f.mark())
+	// Everyday git still works: the config stays writable for harmless
+	// keys, commits write objects, refs and logs.
+	out := f.run(t, "git config user.name someone && git commit -q --allow-empty -m in-view && git log --oneline | head -1")
+	if out.ExitCode != 0 || !strings.Contains(out.Stdout, "in-view") {
+		t.Errorf("git in the view: exit %d\n%s%s", out.ExitCode, out.Stdout, out.Stderr)
+	}
+}
+
+// TestViewProtectedParentSwapped: the command cannot write a protected
+// path that is bound read-only, so it moves the repository aside and
+// plants in a new one; the after-run check must still catch that.
+func TestViewProtectedParentSwapped(t *testing.T) {
+	f := newSBFixture(t)
+	requireView(t)
+	for _, c := range []string{
+		"mv .git .git-aside && mkdir -p .git/hooks && cp -r .git-aside/. .git/ 2>/dev/null; " + plant(".git/hooks/pre-commit"),
+		"mv .git/hooks .git/hooks-aside; mkdir .git/hooks && " + plant(".git/hooks/pre-commit"),
+		"ln -sfn " + f.other + " .git/hooks-link && mv -T .git/hooks-link .git/hooks; " + plant(".git/hooks/pre-commit"),
+	} {
+		out := f.run(t, c, "MARK="+f.mark())
+		t.Logf("%s: exit %d %s restored %v", c, out.ExitCode, strings.TrimSpace(out.Stderr), out.Sandbox.Restored)
+		if _, err := os.Lstat(filepath.Join(f.ws, ".git-aside")); err == nil {
+			os.RemoveAll(filepath.Join(f.ws, ".git"))
+			must(t, os.Rename(filepath.Join(f.ws, ".git-aside"), filepath.Join(f.ws, ".git")))
+		}
+		commitRunsNothing(t, f, f.ws, "MARK="+f.mark())
+		absent(t, filepath.Join(f.other, "pre-commit"))
+	}
+}
+
+// TestViewSharedTmpAndOtherUsers: /tmp is the view's own, so a file
+// another program left there (an agent's socket directory, a session's
+// scratch file) is absent, and what the command writes there is gone.
+func TestViewSharedTmpAbsent(t *testing.T) {
+	f := newSBFixture(t)
+	requireView(t)
+	out := f.run(t, "cat "+f.tmpFile+"; ls /tmp; echo leak > /tmp/agenthost-view-leak; echo ok")
+	if strings.Contains(out.Stdout, "shared tmp") {
+		t.Errorf("the command read the shared /tmp: %s", out.Stdout)
+	}
+	absent(t, "/tmp/agenthost-view-leak")
+}
+
+// TestViewStartDirSwapped: a start directory swapped for a link after
+// the jail opened it is refused, never entered by its new path.
+func TestViewStartDirSwapped(t *testing.T) {
+	f := newSBFixture(t)
+	requireView(t)
+	sub := filepath.Join(f.ws, "swap")
+	must(t, os.Mkdir(sub, 0o755))
+	dir, err := os.Open(sub)
+	must(t, err)
+	defer dir.Close()
+	must(t, os.Rename(sub, sub+"-moved"))
+	must(t, os.Symlink(f.other, sub))
+	req := f.request("pwd; ls", f.sandbox())
+	req.Cwd, req.Dir = sub, dir
+	out, err := f.r.Exec(t.Context(), req)
+	if err == nil && strings.Contains(out.Stdout, "file") && !strings.Contains(out.Stdout, "swap") {
+		t.Errorf("the command started in the link's target:\n%s", out.Stdout)
+	}
+	if err == nil && !strings.Contains(out.Stdout, "swap-moved") {
+		t.Errorf("the command did not start in the directory the jail opened:\n%s%s", out.Stdout, out.Stderr)
+	}
+}

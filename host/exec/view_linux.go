@@ -1,0 +1,253 @@
+package exec
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/agenthost/agenthost/host/exec/internal/helper"
+)
+
+// viewSystemDirs are the entries of "/" a command's view holds (those
+// that exist): the system's programs, libraries and configuration, read-only.
+// Everything else at "/" (/home, /root, /srv, /mnt, /media, /work, a
+// project's own directory) is absent unless a root, the home directory
+// or a Read path lies there. /tmp, /dev and /proc are the view's own.
+var viewSystemDirs = []string{
+	"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "opt", "nix", "snap", "sys", "var",
+}
+
+// viewMaskedSystem are files of the system directories no command needs
+// and root could read: they are covered by an empty read-only file.
+var viewMaskedSystem = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/security/opasswd",
+}
+
+// viewHomeGitKeys are the keys of the user's global git configuration
+// copied into the view's generated ~/.gitconfig: identity, aliases,
+// excludes and a few harmless preferences. Credential helpers, URL
+// rewrites (which may hold tokens), includes, signing, hooks, pagers and
+// editors stay out.
+var viewHomeGitKeys = map[string]bool{
+	"user.name": true, "user.email": true, "init.defaultbranch": true,
+	"core.excludesfile": true, "core.autocrlf": true, "core.eol": true,
+	"pull.rebase": true, "pull.ff": true, "push.default": true, "push.autosetupremote": true,
+	"merge.conflictstyle": true, "diff.algorithm": true, "diff.colormoved": true, "rerere.enabled": true,
+	"color.ui": true, "fetch.prune": true, "rebase.autosquash": true, "rebase.autostash": true,
+}
+
+// viewPlan is the parent's description of a run's view.
+type viewPlan struct {
+	ops   []helper.ViewOp
+	binds []string // the host paths visible in the view (bound, not tmpfs)
+}
+
+// covered reports whether p is visible in the view through a bind.
+func (v *viewPlan) covered(p string) bool {
+	for _, b := range v.binds {
+		if within(p, b) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir) && p[len(dir)] == '/'
+}
+
+func (v *viewPlan) add(kind byte, path, src string) {
+	v.ops = append(v.ops, helper.ViewOp{Kind: kind, Path: path, Src: src, FD: -1})
+	if kind == helper.ViewRead || kind == helper.ViewWrite || kind == helper.ViewRoot {
+		v.binds = append(v.binds, path)
+	}
+}
+
+// planView lists the view of a run of sb (see Sandbox): rootFDs are the
+// indices, in the message, of the roots' descriptors (nil: the roots
+// are bound by path), tmp the session's temporary directory, prog the
+// program and home the home directory the view shows. It returns nil
+// when a root is "/" (the view would hide nothing).
+func planView(sb *Sandbox, rootFDs []int, tmp, prog string, home string) *viewPlan {
+	for _, r := range sb.Roots {
+		if filepath.Clean(r) == "/" {
+			return nil
+		}
+	}
+	v := &viewPlan{}
+	for _, name := range viewSystemDirs {
+		p := "/" + name
+		st, err := os.Lstat(p)
+		switch {
+		case err != nil:
+		case st.Mode()&os.ModeSymlink != 0:
+			if t, err := os.Readlink(p); err == nil {
+				v.add(helper.ViewLink, p, t)
+			}
+		case st.IsDir():
+			v.add(helper.ViewRead, p, "")
+		}
+	}
+	if st, err := os.Stat("/var/tmp"); err == nil && st.IsDir() && v.covered("/var/tmp") {
+		v.add(helper.ViewTmpfs, "/var/tmp", "")
+	}
+	v.add(helper.ViewTmpfs, "/tmp", "")
+	if sb.Network {
+		// The resolver's configuration may be a link into /run
+		// (systemd-resolved), which the view does not hold.
+		if r, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !v.covered(r) {
+			v.add(helper.ViewRead, r, "")
+		}
+	}
+
+	// The home directory: an empty read-only tmpfs with the toolchains
+	// and a generated git configuration, unless a root holds it.
+	homeHidden := home != "" && home != "/"
+	for _, r := range sb.Roots {
+		if within(home, r) {
+			homeHidden = false
+		}
+	}
+	if st, err := os.Stat(home); err != nil || !st.IsDir() {
+		homeHidden = false
+	}
+	realHome, _ := os.UserHomeDir()
+	if r, err := filepath.EvalSymlinks(realHome); err == nil {
+		realHome = r
+	}
+	if homeHidden {
+		v.add(helper.ViewHome, home, "")
+		if g := viewGitConfig(home); g != "" {
+			v.add(helper.ViewFile, filepath.Join(home, ".gitconfig"), g)
+		}
+	}
+	for _, h := range dedupe([]string{home, realHome}) {
+		if h == "" || h == "/" {
+			continue
+		}
+		entries := DefaultReadHome
+		if h == home {
+			entries = append(append([]string(nil), entries...), sb.ReadHome...)
+		}
+		for _, e := range entries {
+			p := filepath.Join(h, e)
+			if _, err := os.Stat(p); err == nil && !v.covered(p) {
+				if r, err := filepath.EvalSymlinks(p); err == nil {
+					v.add(helper.ViewRead, p, r)
+				}
+			}
+		}
+	}
+	for _, p := range sb.Read {
+		if filepath.IsAbs(p) && !v.covered(p) {
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				v.add(helper.ViewRead, p, r)
+			}
+		}
+	}
+
+	// What the command writes: its temporary directory, WritePaths, the
+	// roots (by their descriptors when the caller gave them).
+	v.add(helper.ViewWrite, tmp, "")
+	for _, p := range sb.WritePaths {
+		if filepath.IsAbs(p) {
+			v.add(helper.ViewWrite, filepath.Clean(p), "")
+		}
+	}
+	for i, r := range sb.Roots {
+		if rootFDs != nil {
+			v.ops = append(v.ops, helper.ViewOp{Kind: helper.ViewRoot, Path: r, FD: rootFDs[i]})
+			v.binds = append(v.binds, r)
+		} else {
+			v.add(helper.ViewWrite, r, "")
+		}
+	}
+	// The program itself, when it lies elsewhere (a tool built in a
+	// temporary directory).
+	if filepath.IsAbs(prog) && !v.covered(prog) {
+		if d := filepath.Dir(prog); d != "/" {
+			v.add(helper.ViewRead, d, "")
+		}
+	}
+
+	// Secrets a bind would show: the system's own, and the deny list
+	// wherever it lies inside what is bound.
+	for _, p := range viewMaskedSystem {
+		v.ops = append(v.ops, helper.ViewOp{Kind: helper.ViewMask, Path: p, FD: -1})
+	}
+	for _, p := range sb.denyPaths() {
+		if v.covered(p) && !v.inRoot(sb, p) {
+			v.ops = append(v.ops, helper.ViewOp{Kind: helper.ViewMask, Path: p, FD: -1})
+		}
+	}
+	return v
+}
+
+// inRoot reports whether p lies beneath a root of sb (readable there, as
+// everything beneath a root is).
+func (v *viewPlan) inRoot(sb *Sandbox, p string) bool {
+	for _, r := range sb.Roots {
+		if within(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// protect adds the protected paths of snap that exist now as read-only
+// binds onto themselves: the top ones only (a protected directory
+// covers what is in it), and not the git configs, which `git config` and
+// `git remote add` rewrite by renaming a new file over them (the
+// after-run check keeps or restores them).
+func (v *viewPlan) protect(snap *protectSnap) {
+	var paths []string
+	for k, e := range snap.entries {
+		if e.gitConfig {
+			continue
+		}
+		idx, rel := splitKey(k)
+		if idx < 0 || idx >= len(snap.roots) || rel == "" {
+			continue
+		}
+		paths = append(paths, filepath.Join(snap.roots[idx], rel))
+	}
+	sort.Strings(paths)
+	var top []string
+	for _, p := range paths {
+		if n := len(top); n > 0 && within(p, top[n-1]) {
+			continue
+		}
+		top = append(top, p)
+	}
+	for _, p := range top {
+		v.ops = append(v.ops, helper.ViewOp{Kind: helper.ViewProtect, Path: p, FD: -1})
+	}
+}
+
+// viewGitConfig returns the generated ~/.gitconfig of the view: the
+// keys of viewHomeGitKeys and the aliases from the user's global
+// configuration (~/.gitconfig, then $XDG_CONFIG_HOME/git/config), "" when
+// there are none.
+func viewGitConfig(home string) string {
+	var b strings.Builder
+	for _, e := range globalGitConfigs([]string{home}) {
+		k := strings.ToLower(e.Key)
+		if !viewHomeGitKeys[k] && !strings.HasPrefix(k, "alias.") {
+			continue
+		}
+		if e.NoValue || strings.IndexFunc(e.Value, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0 {
+			continue
+		}
+		sec, name := k[:strings.LastIndexByte(k, '.')], k[strings.LastIndexByte(k, '.')+1:]
+		sub := ""
+		if i := strings.IndexByte(sec, '.'); i >= 0 {
+			sec, sub = sec[:i], sec[i+1:]
+		}
+		if sub != "" {
+			continue // aliases and the keys above have no subsection
+		}
+		b.WriteString("[" + sec + "]\n\t" + name + " = \"" + strings.NewReplacer(`\\`, `\\\\`, `"`, `\\"`).Replace(e.Value) + "\"\n")
+	}
+	return b.String()
+}
