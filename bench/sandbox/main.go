@@ -76,8 +76,11 @@ func main() {
 	if *cfloor != "" {
 		vs = append(vs, variant{"floor: static C, posix_spawn bash -c true", []string{*cfloor, "true"}})
 	}
+	nbwrap := -1 // bubblewrap with a view comparable to ours (issue 21)
 	if p, err := exec.LookPath("bwrap"); err == nil {
-		vs = append(vs, variant{"bwrap (ro /, rw ws, unshare-all) bash -c true", []string{p, "--ro-bind", "/", "/", "--bind", ws, ws, "--dev", "/dev", "--unshare-all", "--die-with-parent", "bash", "-c", "true"}})
+		vs = append(vs, variant{"bwrap (view: ro /, rw ws, dev, proc, tmp) bash -c true", []string{p, "--unshare-all", "--die-with-parent",
+			"--ro-bind", "/", "/", "--bind", ws, ws, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "bash", "-c", "true"}})
+		nbwrap = len(vs) - 1
 	}
 	if p, err := exec.LookPath("srt"); err == nil {
 		vs = append(vs, variant{"srt bash -c true", []string{p, "bash", "-c", "true"}})
@@ -94,6 +97,12 @@ func main() {
 	}
 	fmt.Printf("sandbox cost: %+.2f ms wall, %+.2f ms CPU over --no-sandbox (goal <= +10 ms); --no-sandbox %.2fx bash -c true wall, %.2fx CPU (goal <= 2x)\n",
 		ms(med[2]-med[1]), ms(mcpu[2]-mcpu[1]), float64(med[1])/float64(med[0]), float64(mcpu[1])/float64(mcpu[0]))
+	if nbwrap >= 0 {
+		ours, theirs := med[2]-med[1], med[nbwrap]-med[0]
+		oursCPU, theirsCPU := mcpu[2]-mcpu[1], mcpu[nbwrap]-mcpu[0]
+		fmt.Printf("view cost: ours %+.2f ms wall (%+.2f CPU) over --no-sandbox; bwrap %+.2f ms wall (%+.2f CPU) over bash -c true; ratio %.2fx wall, %.2fx CPU (goal <= 1x)\n",
+			ms(ours), ms(oursCPU), ms(theirs), ms(theirsCPU), float64(ours)/float64(theirs), float64(oursCPU)/float64(theirsCPU))
+	}
 	if nfloor >= 0 {
 		fmt.Printf("floor (Go, signals caught): %.2fx bash -c true wall, %.2fx CPU; --no-sandbox is %+.2f ms wall, %+.2f ms CPU over it\n",
 			float64(med[nfloor])/float64(med[0]), float64(mcpu[nfloor])/float64(mcpu[0]), ms(med[1]-med[nfloor]), ms(mcpu[1]-mcpu[nfloor]))

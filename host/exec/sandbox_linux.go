@@ -295,9 +295,10 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
 		if sr.roots != nil {
 			rootFDs = cfg.WriteFDs
 		}
-		if plan := planView(sr.sb, rootFDs, sr.tmp, cfg.Path, sr.home); plan != nil {
+		cwd := openDirPath(dir, sr.cwd)
+		if plan := planView(sr.sb, rootFDs, sr.tmp, cfg.Path, sr.home, cwd); plan != nil {
 			plan.protect(sr.snap)
-			cfg.View, cfg.ViewCwd, cfg.ViewRequired = plan.ops, openDirPath(dir, sr.cwd), sr.required
+			cfg.View, cfg.ViewCwd, cfg.ViewRequired = plan.ops, cwd, sr.required
 		}
 	}
 	msg, err := cfg.Message()

@@ -67,9 +67,10 @@ func (v *viewPlan) add(kind byte, path, src string) {
 // planView lists the view of a run of sb (see Sandbox): rootFDs are the
 // indices, in the message, of the roots' descriptors (nil: the roots
 // are bound by path), tmp the session's temporary directory, prog the
-// program and home the home directory the view shows. It returns nil
+// program, home the home directory the view shows and cwd the start
+// directory. It returns nil
 // when a root is "/" (the view would hide nothing).
-func planView(sb *Sandbox, rootFDs []int, tmp, prog string, home string) *viewPlan {
+func planView(sb *Sandbox, rootFDs []int, tmp, prog, home, cwd string) *viewPlan {
 	for _, r := range sb.Roots {
 		if filepath.Clean(r) == "/" {
 			return nil
@@ -162,6 +163,11 @@ func planView(sb *Sandbox, rootFDs []int, tmp, prog string, home string) *viewPl
 		} else {
 			v.add(helper.ViewWrite, r, "")
 		}
+	}
+	// The start directory, read-only, when it lies outside the roots (a
+	// Host whose paths are Unrestricted).
+	if filepath.IsAbs(cwd) && !v.covered(cwd) {
+		v.add(helper.ViewRead, cwd, "")
 	}
 	// The program itself, when it lies elsewhere (a tool built in a
 	// temporary directory).

@@ -121,7 +121,7 @@ func serve(sock int) int {
 	var viewFlags uint32
 	viewMade := false
 	if len(cfg.View) > 0 {
-		f, err := buildView(cfg, cfg.DirFD)
+		f, entered, err := buildView(cfg, cfg.DirFD)
 		switch {
 		case err == nil:
 			viewFlags, viewMade = f, true
@@ -134,7 +134,7 @@ func serve(sock int) int {
 					cfg.Reads = append(cfg.Reads, Grant{Path: op.Path})
 				}
 			}
-		case cfg.ViewRequired:
+		case cfg.ViewRequired || entered:
 			return fail("view", err)
 		default:
 			viewFlags = ViewFailed

@@ -192,8 +192,22 @@ const newRoot = "/tmp"
 
 // buildView makes cfg's view and enters it: on return the helper's root
 // is the view's and its working directory is cfg.ViewCwd, checked to be
-// the directory dirFD names. It returns the view flags to report.
-func buildView(cfg *Config, dirFD int) (uint32, error) {
+// the directory dirFD names. It returns the view flags to report. An
+// error with entered set came after the helper entered the view, which
+// cannot be left: the run must fail.
+func buildView(cfg *Config, dirFD int) (flags uint32, entered bool, err error) {
+	flags, err = makeView(cfg)
+	if err != nil {
+		return 0, false, err
+	}
+	if err := enterView(cfg, dirFD); err != nil {
+		return 0, true, err
+	}
+	return flags, true, nil
+}
+
+// makeView assembles the view under newRoot.
+func makeView(cfg *Config) (uint32, error) {
 	var flags uint32
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return 0, wrap("private mounts", err)
@@ -269,6 +283,14 @@ func buildView(cfg *Config, dirFD int) (uint32, error) {
 	if err := syscall.Mount("tmpfs", newRoot, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=0755"); err != nil {
 		return 0, wrap("root tmpfs", err)
 	}
+	built := false
+	defer func() {
+		if !built {
+			// The command runs without a view (not required): give it
+			// back the /tmp the view was being assembled over.
+			syscall.Unmount(newRoot, syscall.MNT_DETACH)
+		}
+	}()
 	var readOnly []string // tmpfs mounts made read-only once filled
 	for _, i := range viewOrder(cfg.View) {
 		op := cfg.View[i]
@@ -355,21 +377,28 @@ func buildView(cfg *Config, dirFD int) (uint32, error) {
 			return 0, wrap("read-only "+t, err)
 		}
 	}
-	// Enter it; the old root goes away with every mount beneath it.
+	built = true
+	return flags, nil
+}
+
+// enterView makes the view the helper's root, covers the protected
+// paths and the masks, and enters the start directory.
+func enterView(cfg *Config, dirFD int) error {
+	// The old root goes away with every mount beneath it.
 	if err := syscall.Chdir(newRoot); err != nil {
-		return 0, wrap("enter view", err)
+		return wrap("enter view", err)
 	}
 	if err := syscall.PivotRoot(".", "."); err != nil {
-		return 0, wrap("pivot_root", err)
+		return wrap("pivot_root", err)
 	}
 	if err := syscall.Unmount(".", syscall.MNT_DETACH); err != nil {
-		return 0, wrap("detach the old root", err)
+		return wrap("detach the old root", err)
 	}
 	if err := syscall.Chdir("/"); err != nil {
-		return 0, wrap("enter view", err)
+		return wrap("enter view", err)
 	}
 	if err := setAttr(atFDCWD, "/", 0, mountAttrRdonly); err != nil {
-		return 0, wrap("read-only /", err)
+		return wrap("read-only /", err)
 	}
 	// Protected paths read-only onto themselves, masks over secrets the
 	// binds would show.
@@ -378,13 +407,13 @@ func buildView(cfg *Config, dirFD int) (uint32, error) {
 			continue
 		}
 		if err := cover(op); err != nil {
-			return 0, wrap("protect "+op.Path, err)
+			return wrap("protect "+op.Path, err)
 		}
 	}
 	if cfg.ViewCwd != "" {
 		fd, err := openNoLinks(cfg.ViewCwd, syscall.O_RDONLY|syscall.O_DIRECTORY)
 		if err != nil {
-			return 0, wrap("start directory "+cfg.ViewCwd, err)
+			return wrap("start directory "+cfg.ViewCwd, err)
 		}
 		ok := dirFD >= 0 && sameFile(fd, dirFD)
 		if ok {
@@ -392,13 +421,13 @@ func buildView(cfg *Config, dirFD int) (uint32, error) {
 		}
 		syscall.Close(fd)
 		if !ok {
-			return 0, wrap("start directory "+cfg.ViewCwd, syscall.ESTALE)
+			return wrap("start directory "+cfg.ViewCwd, syscall.ESTALE)
 		}
 		if err != nil {
-			return 0, wrap("start directory "+cfg.ViewCwd, err)
+			return wrap("start directory "+cfg.ViewCwd, err)
 		}
 	}
-	return flags, nil
+	return nil
 }
 
 // cover mounts, onto the path op names (reached with no link in any
