@@ -234,7 +234,8 @@ func TestExecSandboxPolicy(t *testing.T) {
 }
 
 // TestExecSessionCachePolicy: a sandboxed command's XDG_CACHE_HOME is the
-// workspace's cache directory (host/exec.CacheDir) in a git work tree, and
+// workspace's cache directory (host/exec.CacheDir) in a git work tree, for
+// Exec and RunCapture alike (the facade passes its walk's answer), and
 // the Host's private temporary directory when the policy, or the request,
 // sets SessionCache.
 func TestExecSessionCachePolicy(t *testing.T) {
@@ -267,6 +268,16 @@ func TestExecSessionCachePolicy(t *testing.T) {
 	inWS := filepath.Join(ws, hostexec.CacheDir)
 	if got := cacheOf(host.SandboxPolicy{}, nil); got != inWS {
 		t.Errorf("default policy: XDG_CACHE_HOME %q, want %q", got, inWS)
+	}
+	// RunCapture runs sandboxed too, with the same answer of the walk
+	// (host/exec alone, given none, keeps the caches in its TMPDIR).
+	h, err := host.New(host.Config{WorkspaceRoot: ws, Home: g.Home, Sandbox: host.SandboxPolicy{Required: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if o, err := h.RunCapture(context.Background(), "sh", []string{"-c", `printf %s "$XDG_CACHE_HOME"`}, "", 0); err != nil || o.Stdout != inWS {
+		t.Errorf("RunCapture: XDG_CACHE_HOME %q (%v), want %q", o.Stdout, err, inWS)
 	}
 	if got := cacheOf(host.SandboxPolicy{SessionCache: true}, nil); got == "" || strings.HasPrefix(got, ws+"/") {
 		t.Errorf("SessionCache policy: XDG_CACHE_HOME %q, want the private temporary directory", got)

@@ -8,8 +8,6 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/agenthost/agenthost/host/walk"
 )
 
 // cacheGitignore is the cache's .gitignore: everything in it, the file
@@ -23,16 +21,14 @@ const cacheGitignore = "*\n"
 // .agent-harness or sandbox-cache (pointing at the home directory, say)
 // is refused, not followed: then, or on any other failure, it returns ""
 // and the run keeps its caches in its private temporary directory. So it
-// does when rootPath is not in a git work tree as workTree (Sandbox.WorkTree;
-// nil: workTreeByWalk) sees it: the cache's .gitignore would hide
-// it from nothing (the Host's walk is git's view, which outside a
-// repository lists every file), and every listing of the workspace would
-// carry thousands of cache files.
+// does when rootPath is not in a git work tree as workTree
+// (Sandbox.WorkTree) sees it: the cache's .gitignore would hide it from
+// nothing (the Host's walk is git's view, which outside a repository
+// lists every file), and every listing of the workspace would carry
+// thousands of cache files. A nil workTree is no answer, so it returns ""
+// too: this package cannot know how the caller's listings see the tree.
 func workspaceCache(root *os.File, rootPath string, workTree func(string) bool) string {
-	if workTree == nil {
-		workTree = workTreeByWalk
-	}
-	if !workTree(rootPath) {
+	if workTree == nil || !workTree(rootPath) {
 		return ""
 	}
 	dfd := int(root.Fd())
@@ -89,19 +85,4 @@ func ensureGitignore(dfd int) bool {
 		return errors.Is(err, unix.EEXIST) // another run made it just now
 	}
 	return true
-}
-
-// workTreeByWalk is the answer for a run given no Sandbox.WorkTree: a
-// walk.Cache's, with no Jail. Whether dir is in a work tree (a ".git" with
-// a HEAD there or above) depends on no git configuration, so the Cache is
-// given an environment that names none: it reads neither the user's
-// configuration and excludes nor the system's.
-func workTreeByWalk(dir string) bool {
-	c := walk.Cache{NoWatch: true, Getenv: func(k string) string {
-		if k == "GIT_CONFIG_NOSYSTEM" {
-			return "1"
-		}
-		return ""
-	}}
-	return c.InWorkTree(dir)
 }

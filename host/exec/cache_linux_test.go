@@ -9,7 +9,23 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agenthost/agenthost/internal/gittest"
 )
+
+// gitWorkTree is a Sandbox.WorkTree with git as the oracle: `git
+// rev-parse --is-inside-work-tree` in dir, in a git world of the test's
+// own (gittest: an empty HOME, no system or user configuration). It
+// stands for the walk's answer the Host passes, which this package does
+// not import.
+func gitWorkTree(t *testing.T) func(dir string) bool {
+	t.Helper()
+	g := gittest.New(t)
+	return func(dir string) bool {
+		out, err := g.Command(dir, "git", "rev-parse", "--is-inside-work-tree").Output()
+		return err == nil && string(out) == "true\n"
+	}
+}
 
 // homeTree lists everything beneath home (its paths and sizes), to see
 // that a run wrote nothing there.
@@ -52,6 +68,7 @@ func TestSandboxCacheInWorkspace(t *testing.T) {
 	sb := func() *Sandbox {
 		s := f.sandbox()
 		s.RootDirs = []*os.File{f.wsDir}
+		s.WorkTree = gitWorkTree(t)
 		return s
 	}
 	build := func(r *Runner) Output {
@@ -120,6 +137,7 @@ func TestSandboxCacheRefusesLinks(t *testing.T) {
 	before := homeTree(t, f.home)
 	sb := f.sandbox()
 	sb.RootDirs = []*os.File{f.wsDir}
+	sb.WorkTree = gitWorkTree(t) // a work tree: only the link keeps the cache out
 	out, err := f.r.Exec(context.Background(), f.request(`echo "$XDG_CACHE_HOME"`, sb))
 	if err != nil || out.Stdout != filepath.Join(f.r.tmp, "cache")+"\n" {
 		t.Errorf("with a link in the way: %+v, %v", out, err)
@@ -158,9 +176,42 @@ func TestSandboxCacheOutsideGit(t *testing.T) {
 	r := NewRunner(Limits{})
 	defer r.Close()
 	out, err := r.Exec(context.Background(), Request{Command: `echo "$XDG_CACHE_HOME"`, Cwd: ws, Dir: d,
-		Sandbox: &Sandbox{Roots: []string{ws}, RootDirs: []*os.File{d}, Home: ws, Required: true}})
+		Sandbox: &Sandbox{Roots: []string{ws}, RootDirs: []*os.File{d}, Home: ws, Required: true, WorkTree: gitWorkTree(t)}})
 	if err != nil || out.Stdout != filepath.Join(r.tmp, "cache")+"\n" {
 		t.Errorf("outside git: %+v, %v", out, err)
 	}
 	absent(t, filepath.Join(ws, ".agent-harness"))
+}
+
+// TestSandboxCacheNeedsWorkTree: a caller that passes no Sandbox.WorkTree
+// gets the caches in the run's temporary directory, as with SessionCache,
+// even in a repository (this package cannot tell how the caller's
+// listings see the tree), and nothing is made in the workspace. So does
+// a WorkTree that says no. The same workspace with git's answer gets the
+// workspace cache, so the test can tell the two apart.
+func TestSandboxCacheNeedsWorkTree(t *testing.T) {
+	f := newSBFixture(t)
+	cacheOf := func(workTree func(string) bool) string {
+		t.Helper()
+		sb := f.sandbox()
+		sb.RootDirs = []*os.File{f.wsDir}
+		sb.WorkTree = workTree
+		out, err := f.r.Exec(context.Background(), f.request(`printf %s "$XDG_CACHE_HOME"`, sb))
+		if err != nil || out.ExitCode != 0 {
+			t.Fatalf("exec: %+v, %v", out, err)
+		}
+		return out.Stdout
+	}
+	got := cacheOf(nil)
+	tmp := filepath.Join(f.r.tmp, "cache") // made by the first run
+	if got != tmp {
+		t.Errorf("no WorkTree: XDG_CACHE_HOME %q, want %q", got, tmp)
+	}
+	if got := cacheOf(func(string) bool { return false }); got != tmp {
+		t.Errorf("WorkTree says no: XDG_CACHE_HOME %q, want %q", got, tmp)
+	}
+	absent(t, filepath.Join(f.ws, ".agent-harness"))
+	if got, want := cacheOf(gitWorkTree(t)), filepath.Join(f.ws, CacheDir); got != want {
+		t.Errorf("git's answer: XDG_CACHE_HOME %q, want %q", got, want)
+	}
 }

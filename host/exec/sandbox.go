@@ -38,7 +38,8 @@ var ErrNoStartDir = errors.New("exec: cannot start in the opened directory")
 //     /dev/shm. The caches (XDG_CACHE_HOME, so GOCACHE's default, and
 //     npm's cache) point beneath the first root, at CacheDir, which
 //     lasts across Runners and processes and is ignored by git, when
-//     that root is in a git work tree (see SessionCache); a variable of
+//     WorkTree says that root is in a git work tree (see SessionCache
+//     and WorkTree); a variable of
 //     Request.Env replaces these.
 //   - Read everything but the secrets: DefaultDenyRead under Home plus
 //     DenyRead. Reading beneath Roots is always allowed, so a secret that
@@ -98,16 +99,19 @@ type Sandbox struct {
 	// gone when the Runner is closed, instead of beneath the first root
 	// at CacheDir (a workspace that must not grow, a build context that
 	// does not read .gitignore). The caches are there too when the first
-	// root was not given as a descriptor (RootDirs), when it is in no git
-	// work tree (where the cache's .gitignore would hide it from
-	// nothing), or when a link stands where CacheDir goes.
+	// root was not given as a descriptor (RootDirs), when WorkTree is nil
+	// or says it is in no git work tree (where the cache's .gitignore
+	// would hide it from nothing), or when a link stands where CacheDir
+	// goes.
 	SessionCache bool
 	// WorkTree answers whether a directory is in a git work tree as the
 	// caller's listings see it; the caches go beneath the first root only
 	// when it says so for that root's path. The Host passes its walk's
 	// answer (walk.Cache.InWorkTree through its Jail), so the cache is
-	// put where the Host's own walk hides it and nowhere else. nil asks
-	// a walk.Cache of the run's own, with no Jail.
+	// put where the Host's own walk hides it and nowhere else. nil keeps
+	// the caches in the private temporary directory, as SessionCache
+	// does: this package imports no walk and cannot know how the
+	// caller's listings see the tree (docs/adr/0013, amended for issue 21).
 	WorkTree func(dir string) bool
 	// ReadHome are more entries of the home directory (relative to Home)
 	// the command sees, read-only, beside DefaultReadHome. Where user
@@ -127,10 +131,11 @@ type Sandbox struct {
 
 // CacheDir is where, beneath the workspace (the first root), a sandboxed
 // command's caches go on Linux (XDG_CACHE_HOME, so Go's build cache,
-// pip's, ...; npm's in its "npm" subdirectory) when that root is in a git
-// work tree, unless Sandbox.SessionCache is set: kept across runs,
-// Runners and processes, so a build in a new `agent-host exec` is as warm
-// as the last one, and ignored by git (a .gitignore of "*" inside it).
+// pip's, ...; npm's in its "npm" subdirectory) when Sandbox.WorkTree says
+// that root is in a git work tree, unless Sandbox.SessionCache is set:
+// kept across runs, Runners and processes, so a build in a new
+// `agent-host exec` is as warm as the last one, and ignored by git (a
+// .gitignore of "*" inside it).
 // See docs/adr/0013.
 const CacheDir = ".agent-harness/sandbox-cache"
 

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -212,4 +213,103 @@ func calls(f *ast.File, fset *token.FileSet, pkg, name string) []int {
 		return true
 	})
 	return lines
+}
+
+// floors is the rule table of API.md ("Imports flow one way"), top floor
+// first, as package paths relative to the module (a trailing "/..." is
+// every package beneath). A package may import packages on floors below
+// its own, never one on its floor or above; a package beneath a listed
+// one (host/exec/internal/helper) belongs to it, and imports within one
+// are free. mcpserver and internal/cli, which API.md does not list, are
+// what the programs are made of; internal/gitconfig is the basement: a
+// parser that imports nothing of ours, used by host/walk and host/exec.
+var floors = [][]string{
+	{"cmd/...", "bench/...", "e2e/..."},
+	{"mcpserver", "internal/cli"},
+	{"tools/..."}, // tools/senduserfile -> tools
+	{"tools"},
+	{"host"},
+	{"host/fs", "host/walk"},
+	{"host/jail", "host/exec", "invalidation"},
+	{"internal/gitconfig"},
+}
+
+// testSupport are packages for _test.go files only: they may import any
+// floor, and no non-test file outside them may import them.
+var testSupport = []string{"internal/archtest", "internal/escapetable", "internal/gittest", "internal/testbin"}
+
+// placeOf returns the floor of pkg (0 is the top) and the entry of
+// floors it belongs to: the longest that is pkg or holds it, an entry
+// "x/..." before an entry "x" (tools/senduserfile is on the tools/...
+// floor, not tools').
+func placeOf(pkg string) (floor int, entry string, ok bool) {
+	best := 0
+	for i, fl := range floors {
+		for _, e := range fl {
+			name, all := strings.CutSuffix(e, "/...")
+			score := 0
+			switch {
+			case all && strings.HasPrefix(pkg, name+"/"):
+				score = 2*len(name) + 1
+			case !all && (pkg == name || strings.HasPrefix(pkg, name+"/")):
+				score = 2 * len(name)
+			}
+			if score > best {
+				best, floor, entry = score, i, e
+			}
+		}
+	}
+	return floor, entry, best > 0
+}
+
+// TestImportsFlowOneWay: every non-test Go file (every platform's) of a
+// package on the rule table imports, of this module, only packages on
+// floors below its own or of its own entry; a package the table does not
+// place fails (add it to floors); and no non-test file imports a package
+// of test support.
+func TestImportsFlowOneWay(t *testing.T) {
+	pending := map[string]string{}
+	root := moduleRoot(t)
+	var offenders []string
+	files := 0
+	err := goFiles(root, func(rel string, f *ast.File, fset *token.FileSet) {
+		files++
+		pkg := path.Dir(rel)
+		if slices.Contains(testSupport, pkg) {
+			return
+		}
+		floor, entry, ok := placeOf(pkg)
+		if !ok {
+			offenders = append(offenders, rel+": package "+pkg+" is on no floor of the rule table")
+			return
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			dep, ours := strings.CutPrefix(p, module+"/")
+			if !ours {
+				continue
+			}
+			line := strconv.Itoa(fset.Position(imp.Pos()).Line)
+			if slices.Contains(testSupport, dep) {
+				offenders = append(offenders, rel+":"+line+": imports test support "+dep)
+				continue
+			}
+			dfloor, dentry, ok := placeOf(dep)
+			switch {
+			case !ok:
+				offenders = append(offenders, rel+":"+line+": imports "+dep+", on no floor of the rule table")
+			case dentry == entry && !strings.HasSuffix(entry, "/..."):
+				// its own entry: host/exec and host/exec/internal/helper
+			case dfloor <= floor:
+				offenders = append(offenders, rel+":"+line+": "+pkg+" imports "+dep+", on its own floor or above")
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("parsed %d files: the test is not looking at the module", files)
+	}
+	judge(t, "imports against the layering (API.md, \"Imports flow one way\")", offenders, pending)
 }
