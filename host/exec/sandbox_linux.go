@@ -299,6 +299,7 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
 		if plan := planView(sr.sb, rootFDs, sr.tmp, cfg.Path, sr.home, cwd); plan != nil {
 			plan.protect(sr.snap)
 			cfg.View, cfg.ViewCwd, cfg.ViewRequired = plan.ops, cwd, sr.required
+			cfg.Writes = append(cfg.Writes, plan.writes...)
 		}
 	}
 	msg, err := cfg.Message()

@@ -236,3 +236,48 @@ func TestViewStartDirSwapped(t *testing.T) {
 		t.Errorf("the command did not start in the directory the jail opened:\n%s%s", out.Stdout, out.Stderr)
 	}
 }
+
+// TestViewLinkedWorktree: a root that is a linked worktree whose main
+// repository lies outside the roots can add and commit; the main
+// repository's hooks and config stay read-only, and nothing else of it
+// can be written.
+func TestViewLinkedWorktree(t *testing.T) {
+	f := newSBFixture(t)
+	requireView(t)
+	main := filepath.Join(f.base, "mainrepo")
+	must(t, os.Mkdir(main, 0o755))
+	f.git(t, main, "init", "-q", "-b", "main")
+	must(t, os.WriteFile(filepath.Join(main, "m.txt"), []byte("m\n"), 0o644))
+	f.git(t, main, "add", "-A")
+	f.git(t, main, "commit", "-qm", "main one")
+	wt := filepath.Join(f.base, "wt")
+	f.git(t, main, "worktree", "add", "-q", "-b", "feature", wt)
+	wtDir, err := os.Open(wt)
+	must(t, err)
+	defer wtDir.Close()
+	sb := f.sandbox()
+	sb.Roots, sb.RootDirs = []string{wt}, []*os.File{wtDir}
+	run := func(cmd string) Output {
+		t.Helper()
+		req := f.request(cmd, sb, "MARK="+f.mark())
+		req.Cwd, req.Dir = wt, wtDir
+		out, err := f.r.Exec(t.Context(), req)
+		must(t, err)
+		return out
+	}
+	out := run("echo w > w.txt && git add w.txt && git commit -qm 'in worktree' && git log --oneline -1")
+	if out.ExitCode != 0 || !strings.Contains(out.Stdout, "in worktree") {
+		t.Fatalf("commit in a linked worktree: exit %d\n%s%s", out.ExitCode, out.Stdout, out.Stderr)
+	}
+	if log := f.git(t, main, "log", "--oneline", "-1", "feature"); !strings.Contains(log, "in worktree") {
+		t.Errorf("the commit is not in the main repository: %s", log)
+	}
+	gitDir := filepath.Join(main, ".git")
+	out = run(plant(filepath.Join(gitDir, "hooks", "pre-commit")) + "; git config --file " + filepath.Join(gitDir, "config") + " core.hooksPath /tmp; echo x > " + filepath.Join(main, "m.txt") + "; echo x > " + filepath.Join(gitDir, "description"))
+	absent(t, filepath.Join(gitDir, "hooks", "pre-commit"))
+	fileIs(t, filepath.Join(main, "m.txt"), "m\n")
+	if v, err := f.gitTry(main, nil, "config", "core.hooksPath"); err == nil {
+		t.Errorf("the main repository's config was changed: %s", v)
+	}
+	commitRunsNothing(t, f, main, "MARK="+f.mark())
+}

@@ -41,6 +41,10 @@ var viewHomeGitKeys = map[string]bool{
 type viewPlan struct {
 	ops   []helper.ViewOp
 	binds []string // the host paths visible in the view (bound, not tmpfs)
+	// writes are directories outside the roots the command may write
+	// (a linked worktree's share of its common git directory), for the
+	// Landlock rules too.
+	writes []string
 }
 
 // covered reports whether p is visible in the view through a bind.
@@ -164,6 +168,31 @@ func planView(sb *Sandbox, rootFDs []int, tmp, prog, home, cwd string) *viewPlan
 			v.add(helper.ViewWrite, r, "")
 		}
 	}
+	// A root inside a repository whose work tree lies outside it (a
+	// root that is a subdirectory of a checkout) sees that work tree
+	// read-only, so that git inside finds its repository; a root that is
+	// a linked worktree (git worktree add) whose main repository lies
+	// outside the roots sees the common git directory read-only but for
+	// what a commit writes.
+	for _, r := range sb.Roots {
+		// Not when that work tree holds the home directory (a dotfiles
+		// repository in ~): the home would be shown whole.
+		if top := enclosingWorkTree(r); top != "" && !v.covered(top) && !within(home, top) && !within(realHome, top) {
+			v.add(helper.ViewRead, top, "")
+		}
+		if common, admin, ok := linkedWorktree(r); ok && !v.covered(common) {
+			v.add(helper.ViewRead, common, "")
+			for _, d := range []string{filepath.Join(common, "objects"), filepath.Join(common, "refs"), filepath.Join(common, "logs"), admin} {
+				if st, err := os.Lstat(d); err == nil && st.IsDir() {
+					v.add(helper.ViewWrite, d, "")
+					v.writes = append(v.writes, d)
+				}
+			}
+			for _, name := range []string{"gitdir", "commondir", "config.worktree", "hooks", "info"} {
+				v.ops = append(v.ops, helper.ViewOp{Kind: helper.ViewProtect, Path: filepath.Join(admin, name), FD: -1})
+			}
+		}
+	}
 	// The start directory, read-only, when it lies outside the roots (a
 	// Host whose paths are Unrestricted).
 	if filepath.IsAbs(cwd) && !v.covered(cwd) {
@@ -256,4 +285,52 @@ func viewGitConfig(home string) string {
 		b.WriteString("[" + sec + "]\n\t" + name + " = \"" + strings.NewReplacer(`\\`, `\\\\`, `"`, `\\"`).Replace(e.Value) + "\"\n")
 	}
 	return b.String()
+}
+
+// enclosingWorkTree returns the top of the work tree root lies in when
+// that top is above root (a ".git" in a directory above it), else "".
+func enclosingWorkTree(root string) string {
+	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if d == "/" || d == "." {
+			return ""
+		}
+	}
+}
+
+// linkedWorktree reports whether root is the top of a linked worktree:
+// its .git is a file naming an administrative directory that holds a
+// commondir file. It returns the common git directory and the
+// administrative directory, both without links.
+func linkedWorktree(root string) (common, admin string, ok bool) {
+	b, err := readConfigFile(filepath.Join(root, ".git"))
+	if err != nil {
+		return "", "", false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	g, found := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !found {
+		return "", "", false
+	}
+	admin = strings.TrimSpace(g)
+	if !filepath.IsAbs(admin) {
+		admin = filepath.Join(root, admin)
+	}
+	if admin, err = filepath.EvalSymlinks(admin); err != nil {
+		return "", "", false
+	}
+	c, err := readConfigFile(filepath.Join(admin, "commondir"))
+	if err != nil {
+		return "", "", false
+	}
+	common = strings.TrimSpace(string(c))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(admin, common)
+	}
+	if common, err = filepath.EvalSymlinks(common); err != nil || !within(admin, filepath.Join(common, "worktrees")) {
+		return "", "", false
+	}
+	return common, admin, true
 }
