@@ -200,7 +200,9 @@ func (r *Runner) runOnce(ctx context.Context, s spec) (Output, error) {
 		}
 		return Output{}, err
 	}
-	sr.finish(&out)
+	if err := sr.finish(&out); err != nil {
+		return Output{}, err
+	}
 	return out, nil
 }
 

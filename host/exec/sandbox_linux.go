@@ -52,11 +52,12 @@ type sandboxRun struct {
 	required bool
 	// view: the command runs in a view (docs/adr/0014), planned at the
 	// start from sb, tmp and home.
-	view  bool
-	sb    *Sandbox
-	tmp   string
-	home  string
-	epoch uint64 // the Runner's zygote epoch when the run took or started its helper
+	view     bool
+	overlays []cacheOverlay
+	sb       *Sandbox
+	tmp      string
+	home     string
+	epoch    uint64 // the Runner's zygote epoch when the run took or started its helper
 }
 
 // wrap turns cmd into a run of the helper when s asks for a sandbox, or
@@ -208,6 +209,13 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		"XDG_CACHE_HOME="+cache,
 		"npm_config_cache="+npm,
 	)
+	if sr.view {
+		// The user's caches, read through a layer beside the others.
+		sr.overlays = userCacheOverlays(cache, sr.home)
+		for _, o := range sr.overlays {
+			env = append(env, o.env+"="+o.lower)
+		}
+	}
 	env = append(env, s.env...) // the caller's last: they win
 
 	if sr.snap, err = holdProtected(ctx, sb, s.timeout); err != nil {
@@ -296,7 +304,7 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
 			rootFDs = cfg.WriteFDs
 		}
 		cwd := openDirPath(dir, sr.cwd)
-		if plan := planView(sr.sb, rootFDs, sr.tmp, cfg.Path, sr.home, cwd); plan != nil {
+		if plan := planView(sr.sb, rootFDs, sr.tmp, cfg.Path, sr.home, cwd, sr.overlays); plan != nil {
 			plan.protect(sr.snap)
 			cfg.View, cfg.ViewCwd, cfg.ViewRequired = plan.ops, cwd, sr.required
 			cfg.Writes = append(cfg.Writes, plan.writes...)
@@ -376,7 +384,11 @@ func (e helperStartError) Unwrap() error { return e.err }
 // finish completes out after the run: the command's own status from the
 // helper, and the protected set checked and restored. A confined run
 // then lets the Runner start the helper of its next run.
-func (sr *sandboxRun) finish(out *Output) {
+//
+// It fails with ErrNoStartDir, and out is to be dropped, when the helper
+// could not find the start directory in the command's view (moved since
+// the jail opened it): nothing was started.
+func (sr *sandboxRun) finish(out *Output) error {
 	if sr.statusR >= 0 {
 		var b [8]byte
 		if n, _ := unix.Read(sr.statusR, b[:]); n == 8 {
@@ -387,7 +399,12 @@ func (sr *sandboxRun) finish(out *Output) {
 			case ws.Signaled():
 				out.ExitCode, out.Signal = -1, signalName(ws.Signal())
 			}
-			sr.viewFlags(binary.NativeEndian.Uint32(b[4:]))
+			if f := binary.NativeEndian.Uint32(b[4:]); f&helper.ViewNoStartDir != 0 {
+				sr.close()
+				return fmt.Errorf("%w: the start directory was moved while the command's view was made", ErrNoStartDir)
+			} else {
+				sr.viewFlags(f)
+			}
 		}
 	}
 	if sr.snap != nil {
@@ -398,6 +415,7 @@ func (sr *sandboxRun) finish(out *Output) {
 	if sr.h != nil {
 		sr.r.zyg.ran(sr.exe, sr.flags, sr.epoch)
 	}
+	return nil
 }
 
 func (sr *sandboxRun) close() {

@@ -39,7 +39,7 @@ var nsBroken struct{ Store func(bool) }
 
 func init() { nsBroken.Store = func(bool) {} }
 
-func (sr *sandboxRun) finish(out *Output)               { out.Sandbox = sr.report }
+func (sr *sandboxRun) finish(out *Output) error         { out.Sandbox = sr.report; return nil }
 func (sr *sandboxRun) close()                           {}
 func (sr *sandboxRun) confined() bool                   { return false }
 func (sr *sandboxRun) start(*osexec.Cmd) (*proc, error) { return nil, nil }

@@ -281,3 +281,119 @@ func TestViewLinkedWorktree(t *testing.T) {
 	}
 	commitRunsNothing(t, f, main, "MARK="+f.mark())
 }
+
+// TestViewUserCacheLayer: a sandboxed go build reads the user's warm
+// build cache (no package is compiled again) through a layer of its
+// own, and neither the build nor a command that tries to poison the
+// cache changes the user's cache. With the user's cache cold, the same
+// build compiles: the check can fail.
+func TestViewUserCacheLayer(t *testing.T) {
+	f := newSBFixture(t)
+	requireView(t)
+	gobin, err := osexec.LookPath("go")
+	if err != nil {
+		t.Skip("skipped: go is not on PATH")
+	}
+	mod := filepath.Join(f.ws, "mod")
+	must(t, os.MkdirAll(mod, 0o755))
+	must(t, os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/m\n\ngo 1.21\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(mod, "main.go"), []byte("package main\n\nfunc main() { println(\"HI\") }\n"), 0o644))
+	env := []string{"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTELEMETRY=off"}
+	build := func(sandboxed bool, cache string) Output {
+		t.Helper()
+		t.Setenv("GOCACHE", cache) // the user's cache, as the parent sees it
+		cmd := "cd mod && " + gobin + " build -x -o prog . && ./prog"
+		if !sandboxed {
+			c := osexec.Command("bash", "-c", cmd)
+			c.Dir = f.ws
+			c.Env = append(os.Environ(), env...)
+			out, err := c.CombinedOutput()
+			if err != nil {
+				t.Fatalf("unsandboxed build: %v\n%s", err, out)
+			}
+			return Output{}
+		}
+		r := NewRunner(Limits{KillGrace: testKillGrace, DrainGrace: testDrainGrace, DefaultTimeout: 2 * time.Minute})
+		defer r.Close()
+		out, err := r.Exec(t.Context(), f.request(cmd, f.sandbox(), env...))
+		must(t, err)
+		if out.ExitCode != 0 || !strings.Contains(out.Stderr, "HI") {
+			t.Fatalf("sandboxed build: exit %d\n%s%s", out.ExitCode, out.Stdout, out.Stderr)
+		}
+		return out
+	}
+	compiles := func(out Output) int { return strings.Count(out.Stderr, "/compile ") }
+
+	warm := filepath.Join(f.base, "usercache")
+	build(false, warm)
+	before := treeListing(t, warm)
+	out := build(true, warm)
+	if n := compiles(out); n != 0 {
+		t.Errorf("with the user's cache warm, the sandboxed build compiled %d packages", n)
+	}
+	// A poisoning attempt: write into the cache as the command sees it.
+	req := f.request(`echo poison > "$GOCACHE/poison" && ls "$GOCACHE" | head -1 && for d in "$GOCACHE"/0*; do echo x >> "$d"/*-a 2>/dev/null; break; done; echo done`, f.sandbox())
+	t.Setenv("GOCACHE", warm)
+	pout, err := f.r.Exec(t.Context(), req)
+	must(t, err)
+	if !strings.Contains(pout.Stdout, "done") {
+		t.Errorf("the poisoning command did not run: %+v", pout)
+	}
+	if after := treeListing(t, warm); after != before {
+		t.Errorf("the user's cache changed under the sandbox")
+	}
+
+	cold := filepath.Join(f.base, "coldcache")
+	must(t, os.Mkdir(cold, 0o755))
+	if n := compiles(build(true, cold)); n == 0 {
+		t.Errorf("with the user's cache cold the build compiled nothing: the warm check proves nothing")
+	}
+}
+
+// treeListing is every file beneath dir with its size, mode and
+// modification time.
+func treeListing(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %d %v %d\n", p, fi.Size(), fi.Mode(), fi.ModTime().UnixNano())
+		return nil
+	})
+	must(t, err)
+	return b.String()
+}
+
+// TestViewForgedWorktree: a .git file the command wrote, naming another
+// project's worktree administrative directory, does not make that
+// repository visible or writable: the administrative directory does not
+// name this .git back.
+func TestViewForgedWorktree(t *testing.T) {
+	f := newSBFixture(t)
+	requireView(t)
+	main := filepath.Join(f.base, "victim")
+	must(t, os.Mkdir(main, 0o755))
+	f.git(t, main, "init", "-q", "-b", "main")
+	f.git(t, main, "commit", "-q", "--allow-empty", "-m", "v")
+	f.git(t, main, "worktree", "add", "-q", "-b", "side", filepath.Join(f.base, "victim-wt"))
+	forged := filepath.Join(f.base, "forged")
+	must(t, os.Mkdir(forged, 0o755))
+	admin := filepath.Join(main, ".git", "worktrees", "victim-wt")
+	must(t, os.WriteFile(filepath.Join(forged, ".git"), []byte("gitdir: "+admin+"\n"), 0o644))
+	dir, err := os.Open(forged)
+	must(t, err)
+	defer dir.Close()
+	sb := f.sandbox()
+	sb.Roots, sb.RootDirs = []string{forged}, []*os.File{dir}
+	req := f.request("ls "+filepath.Join(main, ".git")+"; echo x > "+filepath.Join(main, ".git", "refs", "planted")+"; echo x > "+filepath.Join(main, ".git", "objects", "planted"), sb)
+	req.Cwd, req.Dir = forged, dir
+	out, err := f.r.Exec(t.Context(), req)
+	must(t, err)
+	if strings.Contains(out.Stdout, "HEAD") {
+		t.Errorf("the other repository is visible:\n%s", out.Stdout)
+	}
+	absent(t, filepath.Join(main, ".git", "refs", "planted"))
+	absent(t, filepath.Join(main, ".git", "objects", "planted"))
+}

@@ -74,7 +74,7 @@ func (v *viewPlan) add(kind byte, path, src string) {
 // program, home the home directory the view shows and cwd the start
 // directory. It returns nil
 // when a root is "/" (the view would hide nothing).
-func planView(sb *Sandbox, rootFDs []int, tmp, prog, home, cwd string) *viewPlan {
+func planView(sb *Sandbox, rootFDs []int, tmp, prog, home, cwd string, overlays []cacheOverlay) *viewPlan {
 	for _, r := range sb.Roots {
 		if filepath.Clean(r) == "/" {
 			return nil
@@ -206,6 +206,15 @@ func planView(sb *Sandbox, rootFDs []int, tmp, prog, home, cwd string) *viewPlan
 		}
 	}
 
+	// The user's caches, read through a layer of the workspace's own.
+	for _, o := range overlays {
+		if !v.covered(o.lower) {
+			v.add(helper.ViewRead, o.lower, "")
+		}
+		v.ops = append(v.ops, helper.ViewOp{Kind: helper.ViewOverlay, Path: o.lower, Src: o.layer, FD: -1})
+		v.writes = append(v.writes, o.lower)
+	}
+
 	// Secrets a bind would show: the system's own, and the deny list
 	// wherever it lies inside what is bound.
 	for _, p := range viewMaskedSystem {
@@ -332,5 +341,81 @@ func linkedWorktree(root string) (common, admin string, ok bool) {
 	if common, err = filepath.EvalSymlinks(common); err != nil || !within(admin, filepath.Join(common, "worktrees")) {
 		return "", "", false
 	}
+	// Both ways, as git's own worktree check: the .git file lies in the
+	// root, where a command may write, so it alone could name another
+	// project's repository; the administrative directory's gitdir, which
+	// no command can write, must name this .git file back.
+	back, err := readConfigFile(filepath.Join(admin, "gitdir"))
+	if err != nil {
+		return "", "", false
+	}
+	b2 := strings.TrimSpace(string(back))
+	if !filepath.IsAbs(b2) {
+		b2 = filepath.Join(admin, b2)
+	}
+	if b2, err = filepath.EvalSymlinks(b2); err != nil || b2 != filepath.Join(root, ".git") {
+		return "", "", false
+	}
 	return common, admin, true
+}
+
+// cacheOverlay is a user's cache a sandboxed command reads through a
+// writable layer of its own (docs/adr/0014): env is the variable that
+// points the tool at it, lower the user's cache, layer where the
+// command's writes go.
+type cacheOverlay struct{ env, lower, layer string }
+
+// userCacheOverlays returns the layers over the user's caches that
+// exist: Go's build and module caches, npm's and pip's, with their
+// layers beneath layerRoot (the workspace's cache, or the session's
+// temporary directory). The user's own caches, which their unsandboxed
+// builds trust, are never written: a command that poisons an object file
+// poisons only its layer.
+func userCacheOverlays(layerRoot, home string) []cacheOverlay {
+	cacheHome, _ := os.UserCacheDir()
+	gocache := os.Getenv("GOCACHE")
+	if gocache == "" && cacheHome != "" {
+		gocache = filepath.Join(cacheHome, "go-build")
+	}
+	modcache := os.Getenv("GOMODCACHE")
+	if modcache == "" {
+		gopath, _, _ := strings.Cut(os.Getenv("GOPATH"), string(os.PathListSeparator))
+		if gopath == "" && home != "" {
+			gopath = filepath.Join(home, "go")
+		}
+		if gopath != "" {
+			modcache = filepath.Join(gopath, "pkg", "mod")
+		}
+	}
+	cands := []struct{ env, lower, name string }{
+		{"GOCACHE", gocache, "go-build"},
+		{"GOMODCACHE", modcache, "go-mod"},
+	}
+	if home != "" {
+		cands = append(cands, struct{ env, lower, name string }{"npm_config_cache", filepath.Join(home, ".npm"), "npm"})
+	}
+	if cacheHome != "" {
+		cands = append(cands, struct{ env, lower, name string }{"PIP_CACHE_DIR", filepath.Join(cacheHome, "pip"), "pip"})
+	}
+	var out []cacheOverlay
+	for _, c := range cands {
+		if !filepath.IsAbs(c.lower) {
+			continue
+		}
+		lower, err := filepath.EvalSymlinks(c.lower)
+		if err != nil {
+			continue
+		}
+		if st, err := os.Stat(lower); err != nil || !st.IsDir() {
+			continue
+		}
+		layer := filepath.Join(layerRoot, "layers", c.name)
+		// The overlay's options are a comma-separated list in which a
+		// colon separates lower layers.
+		if strings.ContainsAny(lower+layer, ",:\\") {
+			continue
+		}
+		out = append(out, cacheOverlay{env: c.env, lower: lower, layer: layer})
+	}
+	return out
 }

@@ -68,6 +68,8 @@ func TestOnlyTheJailEvalSymlinks(t *testing.T) {
 		"internal/escapetable/escapetable.go": "test support: canonicalizes the test's own temp dir",
 		"cmd/agent-host/mcp.go":               "agent-host's own executable, resolved to find agent-host-mcp installed beside it: the user's own install, not a model's path",
 		"host/exec/sandbox.go":                "the sandbox's deny list: the user's own secrets (home, Sandbox.DenyRead), resolved so that a secret behind a link is denied at its target too",
+		"host/exec/view_linux.go":             "a command's view: the system directories, the user's toolchains, caches and Read paths (the user's own), and a linked worktree's directories, which are believed only when the administrative directory outside the roots names the worktree back",
+		"host/exec/sandbox_linux.go":          "the home directory the view shows: the user's own",
 		"host/walk/repo.go":                   "includeIf gitdir: matches the git directory's real name as git does; the name is matched against a pattern, never opened",
 	}
 	// bench/ holds benchmark programs, not the product: they resolve their

@@ -394,6 +394,11 @@ const (
 	ViewFile    = 'f' // a read-only file holding Src (a generated .gitconfig)
 	ViewProtect = 'p' // Path, if present in the view, bound read-only onto itself
 	ViewMask    = 'm' // Path, if present in the view, hidden behind an empty read-only mask
+	// ViewOverlay puts a writable layer over the read-only Path (a
+	// user's cache): an overlay whose upper and work directories are
+	// made in Src, a directory the command may write. Reads see the
+	// user's cache, writes land in Src only.
+	ViewOverlay = 'o'
 )
 
 func parseViewOp(v string) (ViewOp, error) {

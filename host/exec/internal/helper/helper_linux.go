@@ -134,6 +134,13 @@ func serve(sock int) int {
 					cfg.Reads = append(cfg.Reads, Grant{Path: op.Path})
 				}
 			}
+		case err == errStartDir:
+			// Said on the status socket too: the parent makes it an
+			// error of the run (ErrNoStartDir), not the command's exit.
+			var b [8]byte
+			*(*uint32)(unsafe.Pointer(&b[4])) = ViewNoStartDir
+			syscall.Write(sock, b[:])
+			return fail("view", err)
 		case cfg.ViewRequired || entered:
 			return fail("view", err)
 		default:

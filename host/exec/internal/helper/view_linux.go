@@ -57,6 +57,9 @@ const (
 	// ViewHostProc: /proc is the host's, read-only (a PID namespace's
 	// own could not be mounted: a container that masks parts of /proc).
 	ViewHostProc
+	// ViewNoStartDir: the start directory could not be found in the
+	// view (moved since the jail opened it); nothing was started.
+	ViewNoStartDir
 )
 
 // clone is a detached copy of a source, made before the view hides it.
@@ -400,6 +403,13 @@ func enterView(cfg *Config, dirFD int) error {
 	if err := setAttr(atFDCWD, "/", 0, mountAttrRdonly); err != nil {
 		return wrap("read-only /", err)
 	}
+	for _, op := range cfg.View {
+		if op.Kind == ViewOverlay {
+			if err := overlay(op); err != nil {
+				return wrap("cache layer "+op.Path, err)
+			}
+		}
+	}
 	// Protected paths read-only onto themselves, masks over secrets the
 	// binds would show.
 	for _, op := range cfg.View {
@@ -411,23 +421,49 @@ func enterView(cfg *Config, dirFD int) error {
 		}
 	}
 	if cfg.ViewCwd != "" {
-		fd, err := openNoLinks(cfg.ViewCwd, syscall.O_RDONLY|syscall.O_DIRECTORY)
-		if err != nil {
-			return wrap("start directory "+cfg.ViewCwd, err)
+		if err := enterStartDir(cfg.ViewCwd, dirFD); err != nil {
+			return err
 		}
-		ok := dirFD >= 0 && sameFile(fd, dirFD)
+	}
+	return nil
+}
+
+// errStartDir is the failure to find the start directory in the view:
+// it was moved (or swapped for a link) since the jail opened it.
+var errStartDir = wrap("start directory", syscall.ESTALE)
+
+// enterStartDir enters, in the view, the directory dirFD names: by its
+// path (opened with no link in any component), only when it is that
+// directory. A directory moved meanwhile is looked for again at the path
+// /proc gives for dirFD now, a few times; then the run fails
+// (errStartDir), entering nothing.
+func enterStartDir(path string, dirFD int) error {
+	if dirFD < 0 {
+		return errStartDir
+	}
+	for try := 0; try < 20; try++ {
+		if try > 0 {
+			var buf [4096]byte
+			n, err := syscall.Readlink("/proc/self/fd/"+itoa(dirFD), buf[:])
+			if err != nil || n == 0 || buf[0] != '/' {
+				return errStartDir
+			}
+			path = string(buf[:n])
+		}
+		fd, err := openNoLinks(path, syscall.O_RDONLY|syscall.O_DIRECTORY)
+		if err != nil {
+			continue
+		}
+		ok := sameFile(fd, dirFD)
 		if ok {
 			err = syscall.Fchdir(fd)
 		}
 		syscall.Close(fd)
-		if !ok {
-			return wrap("start directory "+cfg.ViewCwd, syscall.ESTALE)
-		}
-		if err != nil {
-			return wrap("start directory "+cfg.ViewCwd, err)
+		if ok {
+			return err
 		}
 	}
-	return nil
+	return errStartDir
 }
 
 // cover mounts, onto the path op names (reached with no link in any
@@ -554,4 +590,35 @@ func writeNew(p, data string) error {
 		b = b[n:]
 	}
 	return nil
+}
+
+// overlay mounts, over the read-only op.Path, an overlay whose writes go
+// to op.Src (upper and work directories made there). Where the kernel
+// refuses the overlay (an upper directory on a file system that cannot
+// hold one, an overlay itself), the layer's upper directory alone is
+// bound there: the cache is then cold but writable, and the user's
+// still untouched.
+func overlay(op ViewOp) error {
+	upper, work := op.Src+"/upper", op.Src+"/work"
+	if err := makePath(upper, true); err != nil {
+		return err
+	}
+	if err := makePath(work, true); err != nil {
+		return err
+	}
+	opts := "lowerdir=" + op.Path + ",upperdir=" + upper + ",workdir=" + work + ",userxattr"
+	if syscall.Mount("overlay", op.Path, "overlay", syscall.MS_NOSUID|syscall.MS_NODEV, opts) == nil {
+		return nil
+	}
+	fd, err := openNoLinks(upper, oPath|syscall.O_DIRECTORY)
+	if err != nil {
+		return err
+	}
+	c, err := openTree(fd, mountAttrNosuid|mountAttrNodev)
+	syscall.Close(fd)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(c.fd)
+	return moveMount(c.fd, atFDCWD, op.Path)
 }
