@@ -186,7 +186,7 @@ var scrubEnvCases = []struct {
 	{"ordinary", "NAMED_USER=https://first.last@example.com/repo.git", false},
 	{"ordinary", "SLACK_CHANNEL=https://slack.com/app_redirect?channel=C0123", false},
 	{"ordinary", "npm_config_@acme:registry=https://npm.pkg.example.com/", false},
-	{"ordinary", "npm_config_cache=/home/dev/.npm", false},
+	{"ordinary", "npm_config_loglevel=warn", false},
 	{"ordinary", "PIP_PACKAGES=sk-learn-contrib-helpers-for-everyone scikit-learn", false},
 	{"ordinary", "ENCODED=dGhpcyBpcyBub3QgYSBzZWNyZXQgYXQgYWxsLCBqdXN0IHRleHQ=", false},
 	{"ordinary", "KEYBOARD_LAYOUT=us", false},
