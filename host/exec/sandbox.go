@@ -182,10 +182,12 @@ var DefaultDenyRead = []string{
 // part after its last '/' or ':', since '*' does not cross '/'.
 //
 // By name, the list catches:
-//   - credentials by their word: *TOKEN*, *SECRET*, *_KEY*, *PASSWORD*,
-//     *PASSPHRASE*, *_PAT, *_PASS, *_PWD, *_DSN, *_JWT, *CREDENTIAL*,
-//     *_COOKIE, *WEBHOOK*; *_AUTH* is spelled out (*_AUTH, *_AUTH_*,
-//     *_AUTHTOKEN*, *_AUTHORIZATION*) so that GIT_AUTHOR_NAME still passes;
+//   - credentials by their word: a name ending in TOKEN or SECRET or
+//     holding _TOKEN_ or _SECRET_; *_KEY, *_KEY_* and *APIKEY*;
+//     PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL or WEBHOOK anywhere;
+//     *_PAT, *_PASS, *_PWD, *_DSN, *_JWT, *_JWT_*, *_COOKIE; *_AUTH* is
+//     spelled out (*_AUTH, *_AUTH_*, *_AUTHTOKEN*, *_AUTHORIZATION*) so
+//     that GIT_AUTHOR_NAME still passes;
 //   - clouds' and tools' variables (AWS_*, AZURE_*, GCP_*, VAULT_*,
 //     KUBECONFIG, NETRC, DATABASE_URL, the agents' sockets);
 //   - password managers' sessions: Bitwarden's BW_SESSION and BW_CLIENT*,
