@@ -86,11 +86,14 @@ type Sandbox struct {
 	DenyRead []string
 	// Network lets the command use the network as any program can.
 	Network bool
-	// AllowEnv names variables passed even though they look like
-	// credentials.
+	// AllowEnv names variables (exactly, case included) passed even
+	// though their name or their value looks like a credential (see
+	// DefaultScrubEnv).
 	AllowEnv []string
-	// ScrubEnv are more patterns (as path.Match, on the variable's name)
-	// of variables not passed.
+	// ScrubEnv are more patterns of names of variables not passed, as
+	// DefaultScrubEnv's: path.Match on the upper-cased name, or on the
+	// part after its last '/' or ':'. The checks of values apply
+	// whatever these are.
 	ScrubEnv []string
 	// Protect are more protected paths, patterns relative to any
 	// directory inside a root (see ProtectedPaths).
@@ -205,21 +208,70 @@ var DefaultReadHome = []string{
 }
 
 // DefaultScrubEnv are the patterns (path.Match on the upper-cased name)
-// of environment variables that are not passed to a sandboxed command. A
-// variable whose value holds a URL with a password in it
-// (scheme://user:pass@host) is not passed either, whatever its name
-// (see urlWithPassword). *_AUTH* is spelled out (*_AUTH, *_AUTH_*,
-// *_AUTHTOKEN*, *_AUTHORIZATION*) so that GIT_AUTHOR_NAME still passes.
+// of environment variables that are not passed to a sandboxed command.
+// Only the environment the command inherits is scrubbed: Request.Env is
+// the caller's and is passed as given. A name holding '/' or ':' (npm's
+// npm_config_//registry.npmjs.org/:_authToken) is also matched by the
+// part after its last '/' or ':', since '*' does not cross '/'.
+//
+// By name, the list catches:
+//   - credentials by their word: a name ending in TOKEN or SECRET or
+//     holding _TOKEN_ or _SECRET_; *_KEY, *_KEY_* and *APIKEY*;
+//     PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL or WEBHOOK anywhere;
+//     *_PAT, *_PASS, *_PWD, *_DSN, *_JWT, *_JWT_*, *_COOKIE; *_AUTH* is
+//     spelled out (*_AUTH, *_AUTH_*, *_AUTHTOKEN*, *_AUTHORIZATION*) so
+//     that GIT_AUTHOR_NAME still passes;
+//   - clouds' and tools' variables (AWS_*, AZURE_*, GCP_*, VAULT_*,
+//     KUBECONFIG, NETRC, DATABASE_URL, the agents' sockets);
+//   - password managers' sessions: Bitwarden's BW_SESSION and BW_CLIENT*,
+//     1Password's OP_SESSION_<account>, OP_SERVICE_ACCOUNT_TOKEN and
+//     OP_CONNECT_*, LastPass's LPASS_*;
+//   - git configuration and programs injected through the environment,
+//     each of which can make git run a program or send a credential:
+//     GIT_CONFIG, GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>,
+//     GIT_CONFIG_PARAMETERS, *ASKPASS* (GIT_ASKPASS, SSH_ASKPASS,
+//     SUDO_ASKPASS), GIT_SSH, GIT_SSH_COMMAND, GIT_PROXY_COMMAND,
+//     GIT_EXTERNAL_DIFF, GIT_EXEC_PATH and an editor's VSCODE_GIT_* (its
+//     askpass and the socket that answers it). GIT_CONFIG_GLOBAL,
+//     GIT_CONFIG_SYSTEM and GIT_CONFIG_NOSYSTEM pass: they name a file,
+//     or none, and reading that file is the sandbox's to allow or deny.
+//
+// By value, whatever the name (see credentialValue), a variable is not
+// passed either when its value holds:
+//   - a URL with a credential: a password (scheme://user:pass@host,
+//     https://x-access-token:T@host), a token as the whole userinfo
+//     (https://ghp_...@github.com), a query or fragment parameter named
+//     for a secret (?access_token=, &key=, &sig=, X-Amz-Signature=,
+//     #id_token=), or a well-known webhook (hooks.slack.com/services/...,
+//     discord.com/api/webhooks/..., *.webhook.office.com, hooks.zapier.com,
+//     api.telegram.org/bot...);
+//   - a token of a well-known shape as a whole word: GitHub's ghp_, gho_,
+//     ghu_, ghs_, ghr_ and github_pat_, GitLab's glpat- and kin, Slack's
+//     xoxb-, xoxp-, xoxa-, xapp- and kin, OpenAI's and Anthropic's sk-,
+//     Stripe's sk_live_, an AWS access key id (AKIA or ASIA and 16 upper-case
+//     letters or digits), Google's AIza, npm_, Hugging Face's hf_, pypi-, a
+//     JWT (eyJ....eyJ...) and a PEM private key (-----BEGIN ... PRIVATE
+//     KEY-----).
+//
+// Not caught by value: a secret of no recognisable shape, and hex strings
+// however long (a commit id, a checksum or a D-Bus guid cannot be told
+// from a hex secret). So PATH, LS_COLORS, GOPROXY, a commit id and a URL
+// without credentials (https://example.com/a@b: the '@' is in its path)
+// pass.
 var DefaultScrubEnv = []string{
 	"*_TOKEN", "*_TOKEN_*", "*TOKEN", "*_SECRET", "*_SECRET_*", "*SECRET",
-	"*_KEY", "*_KEY_*", "*APIKEY*", "*_PASSWORD", "*PASSWORD*", "*PASSWD*",
-	"*_PAT", "*_PASS", "*_PWD", "*_DSN", "*_JWT", "*_JWT_*",
+	"*_KEY", "*_KEY_*", "*APIKEY*", "*_PASSWORD", "*PASSWORD*", "*PASSWD*", "*PASSPHRASE*",
+	"*_PAT", "*_PASS", "*_PWD", "*_DSN", "*_JWT", "*_JWT_*", "*_COOKIE", "*WEBHOOK*",
 	"*_CREDENTIALS", "*CREDENTIAL*", "*_AUTH", "*_AUTH_*", "*_AUTHTOKEN*", "*_AUTHORIZATION*",
 	"DATABASE_URL", "NETRC",
 	"AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS", "GCP_*",
 	"GITHUB_TOKEN", "GH_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
 	"NPM_TOKEN", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DOCKER_AUTH_CONFIG",
 	"KUBECONFIG", "VAULT_*",
+	"BW_SESSION", "BW_CLIENT*", "OP_SESSION_*", "OP_SERVICE_ACCOUNT_TOKEN", "OP_CONNECT_*", "LPASS_*",
+	"GIT_CONFIG", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_*", "GIT_CONFIG_VALUE_*", "GIT_CONFIG_PARAMETERS",
+	"*ASKPASS*", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_EXEC_PATH",
+	"VSCODE_GIT_*",
 }
 
 // ProtectedPaths is the protected set: patterns (path.Match per
