@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"time"
@@ -36,6 +37,12 @@ var ErrNoShell = hostexec.ErrNoShell
 // kernel, OS or program cannot give every part of it; the message names
 // what is missing. Nothing was started.
 var ErrNoSandbox = hostexec.ErrNoSandbox
+
+// ErrUnsafeWorkspace is wrapped by Exec's and RunCapture's error when a
+// sandboxed command created or changed a protected path (a hook, a git
+// config, an .envrc) that could not be removed or put back afterwards;
+// the message names each path. The ExecOutput is complete.
+var ErrUnsafeWorkspace = hostexec.ErrUnsafeWorkspace
 
 // ExecSandbox is a request's own sandbox (ExecRequest.Sandbox): it can
 // only make the Host's policy stricter. Its fields are those of
@@ -108,8 +115,8 @@ func (h *Host) exec(ctx context.Context, req ExecRequest, confine bool) (ExecOut
 	defer closeRoots()
 	req.Cwd, req.Dir, req.Sandbox = canon, dir, sb
 	out, err := h.runner.Exec(ctx, req)
-	if err == nil {
-		mayHaveChangedAnything(ctx)
+	if err == nil || errors.Is(err, ErrUnsafeWorkspace) {
+		mayHaveChangedAnything(ctx) // the command ran
 	}
 	return out, err
 }
@@ -134,8 +141,8 @@ func (h *Host) RunCapture(ctx context.Context, program string, args []string, cw
 	out, err := h.runner.Capture(ctx, hostexec.Capture{
 		Program: program, Args: args, Cwd: canon, Dir: dir, Timeout: timeout, Sandbox: sb,
 	})
-	if err == nil {
-		mayHaveChangedAnything(ctx)
+	if err == nil || errors.Is(err, ErrUnsafeWorkspace) {
+		mayHaveChangedAnything(ctx) // the command ran
 	}
 	return out, err
 }

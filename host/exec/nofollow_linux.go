@@ -2,7 +2,9 @@ package exec
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -37,6 +39,42 @@ func openParent(root, rel string) (int, string, error) {
 			return -1, "", unix.EINVAL
 		}
 		nfd, err := openatOwner(fd, c, unix.O_RDONLY|unix.O_DIRECTORY)
+		unix.Close(fd)
+		if err != nil {
+			return -1, "", err
+		}
+		fd = nfd
+	}
+	return fd, parts[len(parts)-1], nil
+}
+
+// openParentMaking is openParent for a restore: a directory on the way
+// that is missing is made (0755), and one the command replaced by a link
+// or a file is replaced by a directory again, so that what is put back
+// lands where it was, never where a link points, and is never silently
+// dropped.
+func openParentMaking(root, rel string) (int, string, error) {
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, "", err
+	}
+	if rel == "" || rel == "." {
+		return fd, "", nil
+	}
+	parts := strings.Split(rel, "/")
+	for _, c := range parts[:len(parts)-1] {
+		if c == "" || c == "." || c == ".." {
+			unix.Close(fd)
+			return -1, "", unix.EINVAL
+		}
+		nfd, err := openatOwner(fd, c, unix.O_RDONLY|unix.O_DIRECTORY)
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+			if rerr := removeAt(fd, c); rerr == nil {
+				if merr := unix.Mkdirat(fd, c, 0o755); merr == nil || errors.Is(merr, unix.EEXIST) {
+					nfd, err = openatOwner(fd, c, unix.O_RDONLY|unix.O_DIRECTORY)
+				}
+			}
+		}
 		unix.Close(fd)
 		if err != nil {
 			return -1, "", err
@@ -165,67 +203,86 @@ func readlinkNoFollow(root, rel string) (string, error) {
 }
 
 // removeNoFollow removes rel, a directory with everything beneath it.
-func removeNoFollow(root, rel string) {
+// A path already gone is no error; one that is still there afterwards
+// is.
+func removeNoFollow(root, rel string) error {
 	dfd, name, err := openParent(root, rel)
-	if err != nil || name == "" {
-		if err == nil {
-			unix.Close(dfd)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil
 		}
-		return
+		return err
 	}
 	defer unix.Close(dfd)
-	removeAt(dfd, name)
+	if name == "" {
+		return nil
+	}
+	return removeAt(dfd, name)
 }
 
-func removeAt(dfd int, name string) {
-	if err := unix.Unlinkat(dfd, name, 0); err == nil || errors.Is(err, unix.ENOENT) {
-		return
+// removeAt removes name in dfd and everything beneath it. A directory
+// the command made unwritable (chmod 555, which stops its owner from
+// unlinking in it when the owner is not root) is made writable first.
+func removeAt(dfd int, name string) error {
+	err := unix.Unlinkat(dfd, name, 0)
+	if err == nil || errors.Is(err, unix.ENOENT) {
+		return nil
 	}
-	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return
+	fd, oerr := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if oerr != nil {
+		return err // not a directory: the unlink's own failure
 	}
+	unix.Fchmod(fd, 0o700)
 	f := os.NewFile(uintptr(fd), name)
 	names, _ := f.Readdirnames(-1)
 	for _, n := range names {
 		removeAt(fd, n)
 	}
 	f.Close()
-	unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR)
+	if err := unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR); err != nil && !errors.Is(err, unix.ENOENT) {
+		return err
+	}
+	return nil
 }
 
 // writeBack makes rel as e describes: a file by writing a new one beside
-// it and renaming it over (a hard link the command made to the old one
-// keeps what it wrote, the protected name does not), a directory, or a
-// link. It reports whether it did.
-func writeBack(root, rel string, e protEntry) bool {
-	dfd, name, err := openParent(root, rel)
-	if err != nil || name == "" {
-		if err == nil {
-			unix.Close(dfd)
-		}
-		return false
+// it under a name no one can guess and renaming it over (a hard link the
+// command made to the old one keeps what it wrote, the protected name
+// does not), a directory, or a link. It reports whether it changed
+// anything, and an error when rel is not as e describes afterwards.
+func writeBack(root, rel string, e protEntry) (bool, error) {
+	dfd, name, err := openParentMaking(root, rel)
+	if err != nil {
+		return false, err
 	}
 	defer unix.Close(dfd)
+	if name == "" {
+		return false, nil
+	}
 	perm := uint32(e.mode.Perm())
 	switch {
 	case e.mode.IsDir():
 		var st unix.Stat_t
 		if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			unix.Fchmodat(dfd, name, perm, 0)
-			return st.Mode&0o777 != perm
+			if st.Mode&0o777 == perm {
+				return false, nil
+			}
+			return true, unix.Fchmodat(dfd, name, perm, 0)
 		}
-		removeAt(dfd, name)
-		return unix.Mkdirat(dfd, name, perm) == nil
+		if err := removeAt(dfd, name); err != nil {
+			return false, err
+		}
+		return true, unix.Mkdirat(dfd, name, perm)
 	case e.mode&os.ModeSymlink != 0:
-		removeAt(dfd, name)
-		return unix.Symlinkat(e.link, dfd, name) == nil
+		if err := removeAt(dfd, name); err != nil {
+			return false, err
+		}
+		return true, unix.Symlinkat(e.link, dfd, name)
 	case e.mode.IsRegular() && !e.big:
-		tmp := "." + name + ".agenthost-restore"
-		unix.Unlinkat(dfd, tmp, 0)
+		tmp := "." + name + ".agenthost-restore-" + strconv.FormatUint(rand.Uint64(), 36)
 		fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
 		if err != nil {
-			return false
+			return false, err
 		}
 		f := os.NewFile(uintptr(fd), tmp)
 		_, werr := f.Write(e.data)
@@ -233,7 +290,7 @@ func writeBack(root, rel string, e protEntry) bool {
 		cerr := f.Close()
 		if werr != nil || cerr != nil {
 			unix.Unlinkat(dfd, tmp, 0)
-			return false
+			return false, errors.Join(werr, cerr)
 		}
 		var st unix.Stat_t
 		if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
@@ -241,13 +298,12 @@ func writeBack(root, rel string, e protEntry) bool {
 		}
 		if err := unix.Renameat(dfd, tmp, dfd, name); err != nil {
 			unix.Unlinkat(dfd, tmp, 0)
-			return false
+			return false, err
 		}
-		return true
+		return true, nil
 	default:
 		// A file too large to have been kept: remove what is there now
 		// rather than leave a changed one.
-		removeAt(dfd, name)
-		return true
+		return true, removeAt(dfd, name)
 	}
 }

@@ -113,6 +113,9 @@ func (p *protectSnap) scan(first bool) map[string]protEntry {
 	global := globalGitConfigs(p.homes)
 	for i, root := range p.roots {
 		w := protWalker{root: root, idx: i, out: out, split: split, global: global}
+		if !first {
+			w.known = p.entries
+		}
 		if w.memo = memoFor(root, split); w.memo != nil {
 			w.next = map[string]*dirMemo{}
 		}
@@ -152,6 +155,12 @@ type protWalker struct {
 	out    map[string]protEntry
 	global []gitconfig.Entry // the user's and the system's git config
 	named  []string          // paths the configs name (hooks dirs, includes), relative
+	// known is the baseline, in the scan after a run: a file new since
+	// then is to be removed, so its contents are not read (a command
+	// that leaves thousands of large files in a new protected directory
+	// does not make the parent read them into memory). Git configs are
+	// read still: a harmless one may be kept.
+	known map[string]protEntry
 }
 
 func protKey(idx int, rel string) string { return string(rune('0'+idx)) + "\x00" + rel }
@@ -561,6 +570,12 @@ func (w *protWalker) record(rel string) {
 	case unix.S_IFLNK:
 		e.link, _ = readlinkNoFollow(w.root, rel)
 	case unix.S_IFREG:
+		if _, ok := w.known[protKey(w.idx, rel)]; w.known != nil && !ok && path.Base(rel) != "config" {
+			e.big = true
+			e.stamp = [4]int64{int64(st.Ino), st.Size, st.Ctim.Sec, st.Ctim.Nsec}
+			w.out[protKey(w.idx, rel)] = e
+			return
+		}
 		if st.Size > maxProtectedBytes {
 			e.big = true
 		} else if b, err := readFileNoFollow(w.root, rel); err == nil {
@@ -586,10 +601,17 @@ func (w *protWalker) record(rel string) {
 }
 
 // restore lists the protected set again and puts it back as the snapshot
-// had it. It returns the paths it changed, sorted.
+// had it. It returns the paths it changed, sorted; see restoreAll for
+// the ones it could not.
 func (p *protectSnap) restore() []string {
+	changed, _ := p.restoreAll()
+	return changed
+}
+
+// restoreAll is restore, also returning the paths it could not put
+// back or remove (sorted): a workspace that may hold a plant.
+func (p *protectSnap) restoreAll() (changed, failed []string) {
 	now := p.scan(false)
-	var changed []string
 	// Removals first, deepest first: new paths and paths whose type
 	// changed.
 	var gone []string
@@ -607,7 +629,10 @@ func (p *protectSnap) restore() []string {
 		if keepConfig(p.roots[idx], rel, now[k], protEntry{}, false) {
 			continue
 		}
-		removeNoFollow(p.roots[idx], rel)
+		if err := removeNoFollow(p.roots[idx], rel); err != nil {
+			failed = append(failed, filepath.Join(p.roots[idx], rel)+" ("+err.Error()+")")
+			continue
+		}
 		changed = append(changed, filepath.Join(p.roots[idx], rel))
 	}
 	// Then recreate or rewrite, shallowest first.
@@ -627,12 +652,17 @@ func (p *protectSnap) restore() []string {
 		if ok && keepConfig(p.roots[idx], rel, cur, old, true) {
 			continue
 		}
-		if writeBack(p.roots[idx], rel, old) {
+		did, err := writeBack(p.roots[idx], rel, old)
+		if err != nil {
+			failed = append(failed, filepath.Join(p.roots[idx], rel)+" ("+err.Error()+")")
+		}
+		if did {
 			changed = append(changed, filepath.Join(p.roots[idx], rel))
 		}
 	}
 	sort.Strings(changed)
-	return dedupe(changed)
+	sort.Strings(failed)
+	return dedupe(changed), failed
 }
 
 // harmlessNew reports whether a new protected path may stay: the sample

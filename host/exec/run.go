@@ -201,7 +201,10 @@ func (r *Runner) runOnce(ctx context.Context, s spec) (Output, error) {
 		return Output{}, err
 	}
 	if err := sr.finish(&out); err != nil {
-		return Output{}, err
+		if errors.Is(err, ErrNoStartDir) {
+			return Output{}, err // nothing ran
+		}
+		return out, err
 	}
 	return out, nil
 }

@@ -26,6 +26,14 @@ var ErrNoSandbox = errors.New("exec: sandbox not available")
 // nothing is started.
 var ErrNoStartDir = errors.New("exec: cannot start in the opened directory")
 
+// ErrUnsafeWorkspace is wrapped by the error of a sandboxed run after
+// which a protected path the command created or changed (a hook, a git
+// config, an .envrc; see ProtectedPaths) could not be removed or put
+// back: the message names each path and why. The run's Output is
+// complete; the workspace may hold a plant that runs later, and should
+// be looked at before git, direnv or an agent runs in it.
+var ErrUnsafeWorkspace = errors.New("exec: a protected path could not be put back after the command")
+
 // Sandbox confines one command. A run with a non-nil Request.Sandbox (or
 // Capture.Sandbox) is started through the sandbox helper (see
 // SandboxMain), which applies these rules to the command and to

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -387,7 +388,9 @@ func (e helperStartError) Unwrap() error { return e.err }
 //
 // It fails with ErrNoStartDir, and out is to be dropped, when the helper
 // could not find the start directory in the command's view (moved since
-// the jail opened it): nothing was started.
+// the jail opened it): nothing was started. It fails with
+// ErrUnsafeWorkspace, out complete, when a protected path the command
+// changed could not be put back.
 func (sr *sandboxRun) finish(out *Output) error {
 	if sr.statusR >= 0 {
 		var b [8]byte
@@ -399,23 +402,28 @@ func (sr *sandboxRun) finish(out *Output) error {
 			case ws.Signaled():
 				out.ExitCode, out.Signal = -1, signalName(ws.Signal())
 			}
-			if f := binary.NativeEndian.Uint32(b[4:]); f&helper.ViewNoStartDir != 0 {
+			f := binary.NativeEndian.Uint32(b[4:])
+			if f&helper.ViewNoStartDir != 0 {
 				sr.close()
 				return fmt.Errorf("%w: the start directory was moved while the command's view was made", ErrNoStartDir)
-			} else {
-				sr.viewFlags(f)
 			}
+			sr.viewFlags(f)
 		}
 	}
+	var unsafe error
 	if sr.snap != nil {
-		sr.report.Restored = sr.snap.restore()
+		var failed []string
+		sr.report.Restored, failed = sr.snap.restoreAll()
+		if len(failed) > 0 {
+			unsafe = fmt.Errorf("%w: the command changed protected paths that could not be put back: %s", ErrUnsafeWorkspace, strings.Join(failed, "; "))
+		}
 	}
 	out.Sandbox = sr.report
 	sr.close()
 	if sr.h != nil {
 		sr.r.zyg.ran(sr.exe, sr.flags, sr.epoch)
 	}
-	return nil
+	return unsafe
 }
 
 func (sr *sandboxRun) close() {
