@@ -333,11 +333,14 @@ func reapUntil(pid int) syscall.WaitStatus {
 // the calling thread's credentials only: the helper's other threads keep
 // theirs, which the command cannot use, since it cannot reach them.
 //
-// Changing the bounding set and securebits takes CAP_SETPCAP. A helper
-// started by another user than root has no capability at all (its own
-// execve as a non-zero uid cleared them), and neither has its command,
-// which no_new_privs keeps from gaining one by a file: nothing to drop,
-// and not an error. A uid 0 that cannot drop them is one.
+// Changing the bounding set and securebits takes CAP_SETPCAP. A thread
+// without it that holds no capability at all has nothing to drop: under
+// no_new_privs (set before) execve gives no more than the thread's
+// permitted set (cap_bprm_creds_from_file), which is empty, even to uid
+// 0. That is a helper started by another user than root (its own execve
+// as a non-zero uid cleared its capabilities) and a helper started by a
+// sandboxed command (nested runs, namespaces refused) whose outer helper
+// dropped them already. Any other refusal is an error.
 func dropCapabilities() error {
 	const (
 		secbitNoroot          = 1 << 0
@@ -360,7 +363,7 @@ func dropCapabilities() error {
 			}
 		}
 	}
-	if err == syscall.EPERM && syscall.Getuid() != 0 && syscall.Geteuid() != 0 && !hasCapabilities() {
+	if err == syscall.EPERM && !hasCapabilities() {
 		return nil
 	}
 	if err != nil {
