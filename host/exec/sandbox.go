@@ -54,9 +54,11 @@ var ErrUnsafeWorkspace = errors.New("exec: a protected path could not be put bac
 //     lies inside a root is readable (Landlock can only add rights).
 //   - No network unless Network: no TCP or UDP of either family, no DNS,
 //     not even loopback (the command runs in a network namespace of its
-//     own, and Landlock denies TCP bind and connect besides). No unix
-//     socket can be created (socketpair still works) and no abstract
-//     socket or signal reaches a process outside the command's own tree.
+//     own, and Landlock denies TCP bind and connect besides). With
+//     Network or without, no unix socket can be created (socketpair
+//     still works; an ssh-agent, a session bus or docker.sock is out of
+//     reach: local sockets are not network) and no abstract socket or
+//     signal reaches a process outside the command's own tree.
 //   - Plant nothing that runs later: after the command's whole tree has
 //     ended, the protected set (ProtectedPaths plus Protect, in every
 //     repository at any depth inside the roots) is checked against what it

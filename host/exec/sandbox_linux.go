@@ -151,15 +151,14 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 			}
 		}
 		if abi >= 6 {
-			cfg.Scoped = unix.LANDLOCK_SCOPE_SIGNAL
-			if !sb.Network {
-				cfg.Scoped |= unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
-			}
+			// Abstract unix sockets are scoped with Network too:
+			// local sockets are not network (issue 21).
+			cfg.Scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 			rep.Enforced = append(rep.Enforced, "landlock-scope")
 		}
 	}
 	if haveSeccomp {
-		cfg.Seccomp = seccompBytes(seccompRules(sb.Network))
+		cfg.Seccomp = seccompBytes(seccompRules())
 		rep.Enforced = append(rep.Enforced, "seccomp")
 	} else {
 		miss("seccomp", "no filter for this architecture: setuid bits, xattrs and unix sockets are not refused")

@@ -16,10 +16,11 @@ import (
 //     as "not supported here"), for a file capability is a setuid bit by
 //     another name;
 //   - io_uring (ENOSYS), whose operations no filter sees;
-//   - unless unix sockets are allowed, socket(AF_UNIX, ...) (EACCES): a
-//     unix socket file of a process outside could otherwise be connected
-//     to, which neither Landlock (before ABI 9) nor a network namespace
-//     prevents; socketpair(2) still works.
+//   - socket(AF_UNIX, ...) (EACCES), with Sandbox.Network too: a unix
+//     socket file of a process outside (an ssh-agent, a session bus,
+//     docker.sock) could otherwise be connected to, which neither
+//     Landlock (before ABI 9) nor a network namespace prevents; local
+//     sockets are not network (issue 21); socketpair(2) still works.
 //
 // Another architecture's calls (i386 or x32 on amd64) are refused with
 // ENOSYS, so the numbers below cannot be dodged.
@@ -36,7 +37,7 @@ type scRule struct {
 const setid = unix.S_ISUID | unix.S_ISGID
 
 // seccompRules returns the filter's rules for this architecture.
-func seccompRules(unixSockets bool) []scRule {
+func seccompRules() []scRule {
 	rules := []scRule{
 		{nr: unix.SYS_FCHMOD, arg: 1, mask: setid, errno: unix.EPERM},
 		{nr: unix.SYS_FCHMODAT, arg: 2, mask: setid, errno: unix.EPERM},
@@ -53,10 +54,7 @@ func seccompRules(unixSockets bool) []scRule {
 		{nr: unix.SYS_IO_URING_REGISTER, arg: -1, errno: unix.ENOSYS},
 	}
 	rules = append(rules, legacyRules...)
-	if !unixSockets {
-		rules = append(rules, scRule{nr: unix.SYS_SOCKET, arg: 0, equal: unix.AF_UNIX, errno: unix.EACCES})
-	}
-	return rules
+	return append(rules, scRule{nr: unix.SYS_SOCKET, arg: 0, equal: unix.AF_UNIX, errno: unix.EACCES})
 }
 
 func bpfStmt(code uint16, k uint32) unix.SockFilter { return unix.SockFilter{Code: code, K: k} }

@@ -19,10 +19,15 @@ const (
 	landlockRulePathBeneath  = 1
 	llReadDir                = 1 << 3 // LANDLOCK_ACCESS_FS_READ_DIR
 
+	prSetDumpable       = 4
 	prSetSeccomp        = 22
 	seccompModeFilter   = 2
+	prCapbsetDrop       = 24
+	prSetSecurebits     = 28
 	prSetChildSubreaper = 36
 	prSetNoNewPrivs     = 38
+	prCapAmbient        = 47
+	prCapAmbientClear   = 4 // PR_CAP_AMBIENT_CLEAR_ALL
 
 	oPath = 0x200000
 )
@@ -92,12 +97,28 @@ func serve(sock int) int {
 	// instructions come (the helper may wait for them a while: see
 	// Runner's waiting helper, docs/adr/0012).
 	//
+	// The helper shares nothing with the command (issue 21): only its
+	// locked thread is confined, so a command that reached any of its
+	// threads would act unconfined, or write a forged status on sock.
+	// Not dumpable, it can be traced, its memory read or written
+	// (/proc/1/mem, process_vm_writev), its descriptors copied
+	// (pidfd_getfd, /proc/1/fd) or its environ read only by a process
+	// with CAP_SYS_PTRACE in this user namespace (__ptrace_may_access
+	// checks the mm's user namespace, which is this one: the helper was
+	// exec'd in it), whatever the uids; and the command has no
+	// capability (dropCapabilities). The flag is the mm's, so it covers
+	// every thread; the command's execve gives it a dumpable mm of its
+	// own.
+	prctl(prSetDumpable, 0, 0)
 	// Signals sent to the group reach the command directly; the helper
 	// (pid 1 of the namespace: the kernel drops what it does not handle)
 	// notes them and waits for the command instead. Handled, not
 	// ignored: an ignored signal would stay ignored in the command.
+	// Every catchable one is handled, for the command may send any to
+	// pid 1: a SIGSEGV or SIGBUS from kill(2) that the Go runtime does
+	// not relay makes it crash the helper, whose status is then lost.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	signal.Notify(sigs)
 	prctl(prSetChildSubreaper, 1, 0)
 	runtime.LockOSThread() // never unlocked: the thread is confined below
 	nnpErr := prctl(prSetNoNewPrivs, 1, 0)
@@ -173,6 +194,9 @@ func serve(sock int) int {
 		if fd >= 0 {
 			files[i] = uintptr(fd)
 		}
+	}
+	if err := dropCapabilities(); err != nil {
+		return fail("capabilities", err)
 	}
 	pid, err := syscall.ForkExec(cfg.Path, cfg.Args, &syscall.ProcAttr{Env: cfg.Env, Files: files})
 	if err != nil {
@@ -332,6 +356,71 @@ func reapUntil(pid int) syscall.WaitStatus {
 			return ws
 		}
 	}
+}
+
+// dropCapabilities leaves the command, forked from this thread, no
+// capability in the helper's user namespace, also when it is uid 0 there
+// (root mapped to itself, as in CI), so that it cannot trace its
+// helper, which is not dumpable (see serve): CAP_SYS_PTRACE in this
+// namespace is the one way past that. The thread's ambient set is
+// cleared, its bounding set emptied (execve gives uid 0 the file
+// capabilities the bounding set allows, and no more), and its
+// securebits set and locked so that uid 0 means nothing to execve
+// (SECBIT_NOROOT) and ambient capabilities cannot be raised. These are
+// the calling thread's credentials only: the helper's other threads keep
+// theirs, which the command cannot use, since it cannot reach them.
+//
+// Changing the bounding set and securebits takes CAP_SETPCAP. A thread
+// without it that holds no capability at all has nothing to drop: under
+// no_new_privs (set before) execve gives no more than the thread's
+// permitted set (cap_bprm_creds_from_file), which is empty, even to uid
+// 0. That is a helper started by another user than root (its own execve
+// as a non-zero uid cleared its capabilities) and a helper started by a
+// sandboxed command (nested runs, namespaces refused) whose outer helper
+// dropped them already. Any other refusal is an error.
+func dropCapabilities() error {
+	const (
+		secbitNoroot          = 1 << 0
+		secbitNorootLocked    = 1 << 1
+		secbitKeepCapsLocked  = 1 << 5
+		secbitNoAmbient       = 1 << 6
+		secbitNoAmbientLocked = 1 << 7
+	)
+	if err := prctl(prCapAmbient, prCapAmbientClear, 0); err != nil && err != syscall.EINVAL {
+		return wrap("clear ambient", err) // EINVAL: a kernel before ambient capabilities
+	}
+	err := prctl(prSetSecurebits, secbitNoroot|secbitNorootLocked|secbitKeepCapsLocked|secbitNoAmbient|secbitNoAmbientLocked, 0)
+	if err == nil {
+		for c := uintptr(0); ; c++ {
+			if err = prctl(prCapbsetDrop, c, 0); err != nil {
+				if err == syscall.EINVAL { // past CAP_LAST_CAP
+					err = nil
+				}
+				break
+			}
+		}
+	}
+	if err == syscall.EPERM && !hasCapabilities() {
+		return nil
+	}
+	if err != nil {
+		return wrap("bounding set", err)
+	}
+	return nil
+}
+
+// hasCapabilities reports whether the calling thread holds any
+// capability in its permitted set (capget; an error counts as yes).
+func hasCapabilities() bool {
+	hdr := struct {
+		version uint32
+		pid     int32
+	}{version: 0x20080522} // _LINUX_CAPABILITY_VERSION_3
+	var data [2]struct{ effective, permitted, inheritable uint32 }
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_CAPGET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); errno != 0 {
+		return true
+	}
+	return data[0].permitted|data[1].permitted != 0
 }
 
 func prctl(op, a, b uintptr) error {
