@@ -39,6 +39,14 @@ func startHelper(exe string, flags uintptr) (*helperProc, error) {
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		attr.GidMappingsEnableSetgroups = false
+		if flags&unix.CLONE_NEWNS != 0 {
+			// The helper builds the view after its exec, which clears
+			// the capabilities of a uid other than 0: it keeps, as
+			// ambient ones, what the mounts need (CAP_SYS_ADMIN) and
+			// what dropping them all before the command needs
+			// (CAP_SETPCAP). They are the new user namespace's only.
+			attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+		}
 	}
 	cmd := &osexec.Cmd{
 		Path:        helperPath(exe),
