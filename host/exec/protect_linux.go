@@ -362,6 +362,49 @@ func (w *protWalker) gitDir(rel, work string, also ...string) {
 	for _, sub := range []string{"modules", "worktrees"} {
 		w.nestedGitDirs(path.Join(rel, sub))
 	}
+	w.gitLinks(rel)
+}
+
+// gitLinks records the symbolic links inside the git directory rel
+// where git writes by opening the name (not a new file renamed over
+// it), so that a link there makes git write outside: the directory's own
+// entries (COMMIT_EDITMSG, FETCH_HEAD, MERGE_MSG, ...), the reflogs
+// beneath logs/ (appended), and objects/ with its fan-out directories
+// (objects are written into them). A link made during a run is then
+// removed by the check after it, whatever the command meant by it:
+// logs/HEAD -> ~/.bashrc would have the user's next commit append to a
+// file a shell runs. Links that were there before the run are kept.
+func (w *protWalker) gitLinks(rel string) {
+	ents, err := readDirNoFollow(w.root, rel)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		switch {
+		case e.typ == unix.DT_LNK:
+			w.record(path.Join(rel, e.name))
+		case e.typ == unix.DT_DIR && (e.name == "logs" || e.name == "objects"):
+			w.gitLinksBelow(path.Join(rel, e.name), e.name == "logs", 0)
+		}
+	}
+}
+
+// gitLinksBelow records the links in dir, and beneath it when deep
+// (reflogs nest as refs do; in objects/ only the fan-out directories
+// themselves matter), at most 16 levels down.
+func (w *protWalker) gitLinksBelow(dir string, deep bool, depth int) {
+	ents, err := readDirNoFollow(w.root, dir)
+	if err != nil || depth > 16 {
+		return
+	}
+	for _, e := range ents {
+		switch {
+		case e.typ == unix.DT_LNK:
+			w.record(path.Join(dir, e.name))
+		case e.typ == unix.DT_DIR && deep:
+			w.gitLinksBelow(path.Join(dir, e.name), true, depth+1)
+		}
+	}
 }
 
 // repoConfig parses the config file rel inside the root, and the files

@@ -397,3 +397,30 @@ func TestViewForgedWorktree(t *testing.T) {
 	absent(t, filepath.Join(main, ".git", "refs", "planted"))
 	absent(t, filepath.Join(main, ".git", "objects", "planted"))
 }
+
+// TestGitDirLinksRemoved: links a command leaves inside a git directory
+// where git writes by name (a reflog, COMMIT_EDITMSG, an objects fan-out
+// directory) are removed after the run, so the user's next git command
+// does not write through them outside; links that were there before are
+// kept.
+func TestGitDirLinksRemoved(t *testing.T) {
+	f := newSBFixture(t)
+	victim := filepath.Join(f.other, "victim")
+	must(t, os.WriteFile(victim, []byte("victim\n"), 0o644))
+	kept := filepath.Join(f.ws, ".git", "kept-link")
+	must(t, os.Symlink("HEAD", kept))
+	out := f.run(t, "rm -f .git/logs/HEAD && ln -s "+victim+" .git/logs/HEAD && ln -s "+victim+" .git/COMMIT_EDITMSG && mkdir -p .git/logs/refs/heads && rm -f .git/logs/refs/heads/main && ln -s "+victim+" .git/logs/refs/heads/main && mv .git/objects/info .git/objects/info-aside && ln -s "+f.other+" .git/objects/info; echo done")
+	if !strings.Contains(out.Stdout, "done") {
+		t.Fatalf("the command did not run: %+v", out)
+	}
+	for _, p := range []string{".git/logs/HEAD", ".git/COMMIT_EDITMSG", ".git/logs/refs/heads/main", ".git/objects/info"} {
+		if st, err := os.Lstat(filepath.Join(f.ws, p)); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			t.Errorf("%s is still a link after the run (restored: %v)", p, out.Sandbox.Restored)
+		}
+	}
+	if _, err := os.Lstat(kept); err != nil {
+		t.Errorf("a link that was there before the run was removed: %v", err)
+	}
+	f.gitTry(f.ws, nil, "commit", "-q", "--allow-empty", "-m", "after")
+	fileIs(t, victim, "victim\n")
+}
