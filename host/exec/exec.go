@@ -234,9 +234,10 @@ func (o Output) ShellStatus() int {
 type Runner struct {
 	limits Limits
 
-	mu  sync.Mutex
-	tmp string // the sandboxes' private temporary directory, made at first use
-	zyg zygote // the helper kept waiting for the next sandboxed run
+	mu      sync.Mutex
+	tmp     string   // the sandboxes' private temporary directory, made at first use
+	tmpLock *os.File // the flock on it that says its Runner is alive (tmpsweep_unix.go)
+	zyg     zygote   // the helper kept waiting for the next sandboxed run
 }
 
 // NewRunner returns a Runner with l's zero fields replaced by the
@@ -260,6 +261,10 @@ func (r *Runner) Close() error {
 	}
 	err := os.RemoveAll(r.tmp)
 	r.tmp = ""
+	if r.tmpLock != nil {
+		r.tmpLock.Close()
+		r.tmpLock = nil
+	}
 	return err
 }
 
@@ -277,6 +282,13 @@ func (r *Runner) sessionTmp() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if r.tmpLock != nil {
+		r.tmpLock.Close()
+	}
+	// Held while the Runner lives; a directory whose hold is gone is a
+	// dead Runner's, which sweepDeadTmps removes.
+	r.tmpLock, _ = lockTmp(d)
+	sweepDeadTmps()
 	r.tmp = d
 	return d, nil
 }
@@ -288,11 +300,13 @@ func (r *Runner) Limits() Limits {
 
 // Exec runs req.Command through the shell and returns its output.
 //
-// The error is non-nil only when nothing was started, and the Output is
-// then zero: no shell (errors.Is(err, ErrNoShell)), a Cwd that is missing
+// The error is non-nil when nothing was started, and the Output is then
+// zero: no shell (errors.Is(err, ErrNoShell)), a Cwd that is missing
 // (fs.ErrNotExist) or not a directory (syscall.ENOTDIR), a ctx already done
 // (its error is wrapped), or a failure of the operating system to create
-// the pipes or the process. Everything that happens after the start, a
+// the pipes or the process. One error comes after a run, with the Output
+// complete: a sandboxed command changed protected paths that could not
+// all be put back (errors.Is(err, ErrUnsafeWorkspace)). Everything that happens after the start, a
 // non-zero exit, a signal, a timeout, a cancellation, is reported in
 // Output with a nil error.
 func (r *Runner) Exec(ctx context.Context, req Request) (Output, error) {

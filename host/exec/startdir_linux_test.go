@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -207,4 +208,36 @@ func TestProtectSeesUnlistableDirs(t *testing.T) {
 	if len(restored) == 0 {
 		t.Error("nothing reported restored")
 	}
+}
+
+// TestRestoreFailureIsAnError: a plant the check cannot remove (here a
+// hooks directory made immutable, as root, after the plant) is reported
+// as a failure naming the path, which a run turns into
+// ErrUnsafeWorkspace, never only a report line. A hooks directory made
+// 0555 by a non-root command is opened up and emptied instead.
+func TestRestoreFailureIsAnError(t *testing.T) {
+	ws := t.TempDir()
+	hooks := filepath.Join(ws, ".git", "hooks")
+	must(t, os.MkdirAll(hooks, 0o755))
+	must(t, os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n\tbare = false\n"), 0o644))
+	snap, _ := snapshotProtected(context.Background(), &Sandbox{Roots: []string{ws}}, 0)
+	defer snap.release()
+	hook := filepath.Join(hooks, "pre-commit")
+	must(t, os.WriteFile(hook, []byte("#!/bin/sh\n"), 0o755))
+	must(t, os.Chmod(hooks, 0o555))
+	if os.Geteuid() == 0 {
+		if out, err := osexec.Command("chattr", "+i", hooks).CombinedOutput(); err != nil {
+			t.Skipf("skipped: chattr +i: %v %s", err, out)
+		}
+		defer osexec.Command("chattr", "-i", hooks).Run()
+		_, failed := snap.restoreAll()
+		if !strings.Contains(strings.Join(failed, "\n"), hook+" (") {
+			t.Fatalf("the failed removal of %s was not reported: %v", hook, failed)
+		}
+		return
+	}
+	if _, failed := snap.restoreAll(); len(failed) != 0 {
+		t.Errorf("failures: %v", failed)
+	}
+	absent(t, hook)
 }
