@@ -158,13 +158,15 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		}
 	}
 	if haveSeccomp {
-		cfg.Seccomp = seccompBytes(seccompRules())
+		// Whether the command gets a network namespace is known here:
+		// a refused one was remembered (nsBroken) before this retry.
+		cfg.Seccomp = seccompBytes(seccompRules(sb.Network, !sb.Network && !nsBroken.Load()))
 		rep.Enforced = append(rep.Enforced, "seccomp")
 	} else {
 		miss("seccomp", "no filter for this architecture: setuid bits, xattrs and unix sockets are not refused")
 	}
 	if nsBroken.Load() {
-		miss("namespaces", "this system refused a new user namespace: the network stays reachable and a daemon in a new session can outlive the run")
+		miss("namespaces", "this system refused a new user namespace: no view (the command reads what Landlock allows and sees every process in /proc), and plants are only undone after the run")
 	} else {
 		sr.flags = uintptr(nsFlags)
 		if sb.Network {

@@ -20,7 +20,12 @@ import (
 //     socket file of a process outside (an ssh-agent, a session bus,
 //     docker.sock) could otherwise be connected to, which neither
 //     Landlock (before ABI 9) nor a network namespace prevents; local
-//     sockets are not network (issue 21); socketpair(2) still works.
+//     sockets are not network (issue 21); socketpair(2) still works;
+//   - without Sandbox.Network, every socket(2) (EACCES) but, in a network
+//     namespace of the command's own, AF_NETLINK (which then shows only
+//     that namespace's loopback): no TCP, UDP, DNS, raw, packet or vsock
+//     socket, so "no network" holds where the kernel refused the
+//     namespace too (issue 22), and is a second wall where it did not.
 //
 // Another architecture's calls (i386 or x32 on amd64) are refused with
 // ENOSYS, so the numbers below cannot be dodged.
@@ -31,13 +36,17 @@ type scRule struct {
 	arg   int    // -1: any call; else the argument checked
 	mask  uint32 // refuse when arg&mask != 0 (mask set) ...
 	equal uint32 // ... or when arg == equal (mask 0)
-	errno unix.Errno
+	// unless turns an equal test around: refuse when arg != equal.
+	unless bool
+	errno  unix.Errno
 }
 
 const setid = unix.S_ISUID | unix.S_ISGID
 
-// seccompRules returns the filter's rules for this architecture.
-func seccompRules() []scRule {
+// seccompRules returns the filter's rules for this architecture: for a
+// command with the network (network), or without it, in a network
+// namespace of its own (netns) or not.
+func seccompRules(network, netns bool) []scRule {
 	rules := []scRule{
 		{nr: unix.SYS_FCHMOD, arg: 1, mask: setid, errno: unix.EPERM},
 		{nr: unix.SYS_FCHMODAT, arg: 2, mask: setid, errno: unix.EPERM},
@@ -54,7 +63,13 @@ func seccompRules() []scRule {
 		{nr: unix.SYS_IO_URING_REGISTER, arg: -1, errno: unix.ENOSYS},
 	}
 	rules = append(rules, legacyRules...)
-	return append(rules, scRule{nr: unix.SYS_SOCKET, arg: 0, equal: unix.AF_UNIX, errno: unix.EACCES})
+	switch {
+	case network:
+		return append(rules, scRule{nr: unix.SYS_SOCKET, arg: 0, equal: unix.AF_UNIX, errno: unix.EACCES})
+	case netns:
+		return append(rules, scRule{nr: unix.SYS_SOCKET, arg: 0, equal: unix.AF_NETLINK, unless: true, errno: unix.EACCES})
+	}
+	return append(rules, scRule{nr: unix.SYS_SOCKET, arg: -1, errno: unix.EACCES})
 }
 
 func bpfStmt(code uint16, k uint32) unix.SockFilter { return unix.SockFilter{Code: code, K: k} }
@@ -94,6 +109,9 @@ func seccompProgram(rules []scRule) []unix.SockFilter {
 		// nr matches: load the argument's low word, test it, deny or
 		// allow; either way the number was this rule's.
 		test := bpfJump(jeq, r.equal, 0, 1)
+		if r.unless {
+			test = bpfJump(jeq, r.equal, 1, 0)
+		}
 		if r.mask != 0 {
 			test = bpfJump(jset, r.mask, 0, 1)
 		}

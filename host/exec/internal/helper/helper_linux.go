@@ -231,6 +231,12 @@ func serve(sock int) int {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
+	if syscall.Getpid() != 1 {
+		// No PID namespace (the kernel refused it): what is left is
+		// ended here. A subreaper, the helper is the parent of every
+		// orphan of the command's tree, a daemon in a new session too.
+		killDescendants()
+	}
 	// The status record: the command's wait status, then the view's
 	// flags, each 4 bytes in the machine's order.
 	var b [8]byte
@@ -569,4 +575,67 @@ func itoa(n int) string {
 func fail(what string, err error) int {
 	os.Stderr.WriteString("agenthost sandbox: " + what + ": " + err.Error() + "\n")
 	return 126
+}
+
+// killDescendants kills and reaps every process of the helper's tree:
+// its children, listed in /proc/self/task/*/children, and, as each dies,
+// the orphans that come to the helper (a child subreaper) in turn. A
+// child cannot be replaced by an unrelated process of the same pid
+// meanwhile: until the helper reaps it, a dead child keeps its pid.
+func killDescendants() {
+	for round := 0; round < 1000; round++ {
+		kids := children()
+		for _, pid := range kids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		reaped := false
+		for {
+			var ws syscall.WaitStatus
+			p, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err == syscall.ECHILD {
+				return
+			}
+			if p <= 0 || err != nil {
+				break
+			}
+			reaped = true
+		}
+		if len(kids) == 0 && !reaped {
+			time.Sleep(time.Millisecond) // a kill not delivered yet
+		}
+	}
+}
+
+// children lists the helper's children (every thread's: an orphan is
+// reparented to one of the subreaper's threads).
+func children() []int {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		n, in := 0, false
+		for _, c := range b {
+			if c >= '0' && c <= '9' {
+				n, in = n*10+int(c-'0'), true
+				continue
+			}
+			if in {
+				out = append(out, n)
+			}
+			n, in = 0, false
+		}
+		if in {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -1,0 +1,116 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The second layer (issue 22): where the kernel refuses a user namespace
+// (Ubuntu 23.10 and later, Docker's default seccomp profile), the
+// command still gets no network (seccomp refuses socket(2)) and nothing
+// it started outlives the run (the helper, a child subreaper, kills its
+// whole tree). TestNoUserNamespaces runs TestNoUserNSInner in a user
+// namespace whose max_user_namespaces is 0, where a new one is refused
+// with ENOSPC, as on those machines.
+func TestNoUserNamespaces(t *testing.T) {
+	if landlockABI() == 0 || !haveSeccomp {
+		t.Skip("skipped: needs Landlock and a seccomp filter for this architecture")
+	}
+	if err := osexec.Command("unshare", "--user", "--map-root-user", "true").Run(); err != nil {
+		t.Skipf("skipped: cannot make the user namespace that refuses others (unshare: %v)", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := osexec.CommandContext(ctx, "unshare", "--user", "--map-root-user", "sh", "-c",
+		`echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"`, "sh",
+		os.Args[0], "-test.run", "^TestNoUserNSInner$", "-test.v", "-test.count", "1")
+	cmd.Env = append(os.Environ(), "AGENTHOST_TEST_NOUSERNS=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestNoUserNSInner") {
+		t.Fatalf("without user namespaces: %v\n%s", err, out)
+	}
+}
+
+func TestNoUserNSInner(t *testing.T) {
+	if os.Getenv("AGENTHOST_TEST_NOUSERNS") == "" {
+		t.Skip("run by TestNoUserNamespaces")
+	}
+	if err := osexec.Command("unshare", "--user", "true").Run(); err == nil {
+		t.Fatal("user namespaces are not refused here: the test would prove nothing")
+	}
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	must(t, os.Mkdir(ws, 0o755))
+	r := NewRunner(Limits{KillGrace: testKillGrace, DrainGrace: testDrainGrace, DefaultTimeout: 30 * time.Second})
+	defer r.Close()
+	var reached atomic.Int32
+	udp, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	must(t, err)
+	defer udp.Close()
+	go func() {
+		b := make([]byte, 64)
+		for {
+			if _, _, err := udp.ReadFrom(b); err != nil {
+				return
+			}
+			reached.Add(1)
+		}
+	}()
+	tcp, err := net.Listen("tcp4", "127.0.0.1:0")
+	must(t, err)
+	defer tcp.Close()
+	go func() {
+		for {
+			c, err := tcp.Accept()
+			if err != nil {
+				return
+			}
+			reached.Add(1)
+			c.Close()
+		}
+	}()
+	run := func(command string) Output {
+		t.Helper()
+		out, err := r.Exec(context.Background(), Request{Command: command, Cwd: ws,
+			Sandbox: &Sandbox{Roots: []string{ws}, Home: base}})
+		must(t, err)
+		return out
+	}
+	_, uport, _ := net.SplitHostPort(udp.LocalAddr().String())
+	_, tport, _ := net.SplitHostPort(tcp.Addr().String())
+	out := run(fmt.Sprintf(`echo x > /dev/udp/127.0.0.1/%s; echo x > /dev/tcp/127.0.0.1/%s; echo x > /dev/udp/127.0.0.1/53; echo done`, uport, tport))
+	if !strings.Contains(out.Stdout, "done") {
+		t.Fatalf("the command did not run: %+v", out)
+	}
+	if !strings.Contains(strings.Join(out.Sandbox.Missing, ";"), "namespaces") {
+		t.Errorf("the run does not say the namespaces are missing: %+v", out.Sandbox)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := reached.Load(); n != 0 {
+		t.Errorf("%d packets or connections reached the test's listeners:\n%s", n, out.Stderr)
+	}
+
+	// A daemon that double-forks into a new session and keeps writing.
+	beat := filepath.Join(ws, "beat")
+	out = run(`setsid sh -c 'while :; do echo x >> beat; sleep 0.02; done' </dev/null >/dev/null 2>&1 & echo started`)
+	if !strings.Contains(out.Stdout, "started") {
+		t.Fatalf("the daemon did not start: %+v", out)
+	}
+	time.Sleep(100 * time.Millisecond)
+	st1, err := os.Stat(beat)
+	if err != nil {
+		t.Fatalf("the daemon never wrote: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if st2, _ := os.Stat(beat); st2.Size() != st1.Size() {
+		t.Errorf("a daemon outlived the run: %s grew from %d to %d bytes", beat, st1.Size(), st2.Size())
+	}
+}
