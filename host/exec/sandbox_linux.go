@@ -53,12 +53,15 @@ type sandboxRun struct {
 	required bool
 	// view: the command runs in a view (docs/adr/0014), planned at the
 	// start from sb, tmp and home.
-	view     bool
-	overlays []cacheOverlay
-	sb       *Sandbox
-	tmp      string
-	home     string
-	epoch    uint64 // the Runner's zygote epoch when the run took or started its helper
+	// recovered and recoverFailed are what the run put back, or could
+	// not, of a dead run's plants (its journal) before its baseline.
+	recovered, recoverFailed []string
+	view                     bool
+	overlays                 []cacheOverlay
+	sb                       *Sandbox
+	tmp                      string
+	home                     string
+	epoch                    uint64 // the Runner's zygote epoch when the run took or started its helper
 }
 
 // wrap turns cmd into a run of the helper when s asks for a sandbox, or
@@ -235,7 +238,11 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 			reads, _ = readGrants(sb.denyPaths(), false)
 		}
 		cfg.Reads = reads
+		// A run that died before its check left its journal: check
+		// against it first, as that run would have (protect_journal_linux.go).
+		sr.recovered, sr.recoverFailed = snap.recoverJournals()
 		snap.baseline()
+		snap.writeJournals()
 	}
 	rep.Enforced = append(rep.Enforced, "protect")
 	return sr, nil
@@ -415,6 +422,13 @@ func (sr *sandboxRun) finish(out *Output) error {
 	if sr.snap != nil {
 		var failed []string
 		sr.report.Restored, failed = sr.snap.restoreAll()
+		if sr.recovered != nil || sr.recoverFailed != nil {
+			sr.report.Restored = dedupe(append(sr.recovered, sr.report.Restored...))
+			failed = append(sr.recoverFailed, failed...)
+		}
+		if sr.late != nil && len(failed) == 0 {
+			sr.snap.removeJournals() // kept otherwise: the next run tries again
+		}
 		if len(failed) > 0 {
 			unsafe = fmt.Errorf("%w: the command changed protected paths that could not be put back: %s", ErrUnsafeWorkspace, strings.Join(failed, "; "))
 		}

@@ -220,6 +220,11 @@ func planView(sb *Sandbox, rootFDs []int, tmp, prog, home, cwd string, overlays 
 	for _, p := range viewMaskedSystem {
 		v.ops = append(v.ops, helper.ViewOp{Kind: helper.ViewMask, Path: p, FD: -1})
 	}
+	// The after-run check's journals (protect_journal_linux.go): neither
+	// readable nor writable by the command.
+	for _, p := range journalPaths(sb.Roots) {
+		v.ops = append(v.ops, helper.ViewOp{Kind: helper.ViewMask, Path: p, FD: -1})
+	}
 	for _, p := range sb.denyPaths() {
 		if v.covered(p) && !v.inRoot(sb, p) {
 			v.ops = append(v.ops, helper.ViewOp{Kind: helper.ViewMask, Path: p, FD: -1})

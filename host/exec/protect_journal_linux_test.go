@@ -1,0 +1,59 @@
+package exec
+
+import (
+	"bufio"
+	"context"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestKilledRunPlantUndone: a process killed (SIGKILL) while its
+// sandboxed command runs leaves the command's plant; the next run on the
+// root, in another process, finds the dead run's journal and undoes the
+// plant before taking its own baseline, instead of taking the plant in.
+func TestKilledRunPlantUndone(t *testing.T) {
+	if ws := os.Getenv("AGENTHOST_TEST_KILLED_WS"); ws != "" {
+		// The child: plant, say so, and wait to be killed.
+		r := NewRunner(Limits{DefaultTimeout: time.Minute})
+		r.Exec(context.Background(), Request{Command: "echo 'touch \"$MARK\"' > .envrc && echo planted && sleep 60",
+			Cwd: ws, Stdout: os.Stdout, Sandbox: &Sandbox{Roots: []string{ws}, Home: os.Getenv("AGENTHOST_TEST_KILLED_HOME")}})
+		os.Exit(0)
+	}
+	requireSandbox(t)
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	ws, home := filepath.Join(base, "ws"), filepath.Join(base, "home")
+	must(t, os.MkdirAll(ws, 0o755))
+	must(t, os.MkdirAll(home, 0o755))
+	child := osexec.Command(os.Args[0], "-test.run", "^TestKilledRunPlantUndone$")
+	child.Env = append(os.Environ(), "AGENTHOST_TEST_KILLED_WS="+ws, "AGENTHOST_TEST_KILLED_HOME="+home)
+	stdout, err := child.StdoutPipe()
+	must(t, err)
+	must(t, child.Start())
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if strings.TrimSpace(line) != "planted" {
+		child.Process.Kill()
+		child.Wait()
+		t.Fatalf("the child's command did not plant: %q", line)
+	}
+	child.Process.Kill()
+	child.Wait()
+	if _, err := os.Stat(filepath.Join(ws, ".envrc")); err != nil {
+		t.Fatalf("the plant is not there after the kill: %v", err)
+	}
+
+	r := NewRunner(Limits{KillGrace: testKillGrace, DrainGrace: testDrainGrace})
+	defer r.Close()
+	out, err := r.Exec(context.Background(), Request{Command: "true", Cwd: ws, Sandbox: &Sandbox{Roots: []string{ws}, Home: home}})
+	must(t, err)
+	absent(t, filepath.Join(ws, ".envrc"))
+	if !slices.Contains(out.Sandbox.Restored, filepath.Join(ws, ".envrc")) {
+		t.Errorf("the next run did not report undoing the dead run's plant: %+v", out.Sandbox)
+	}
+	absent(t, filepath.Join(ws, ".agent-harness"))
+}
