@@ -340,6 +340,9 @@ func (w *protWalker) gitDir(rel, work string, also ...string) {
 		w.out[protKey(w.idx, path.Join(rel, "config"))] = e
 	}
 	w.recordIfExists(path.Join(rel, "hooks"))
+	// info/: exclude and attributes can hide a plant from git status
+	// and name filter drivers; sparse-checkout changes what is checked out.
+	w.recordIfExists(path.Join(rel, "info"))
 	// Every core.hooksPath git could take for this repository: the
 	// system's, the user's, the repository's, its worktree's and those of
 	// the files they include. All of them, not only the one that wins:
@@ -613,7 +616,7 @@ func (w *protWalker) record(rel string) {
 	case unix.S_IFLNK:
 		e.link, _ = readlinkNoFollow(w.root, rel)
 	case unix.S_IFREG:
-		if _, ok := w.known[protKey(w.idx, rel)]; w.known != nil && !ok && path.Base(rel) != "config" {
+		if _, ok := w.known[protKey(w.idx, rel)]; w.known != nil && !ok && path.Base(rel) != "config" && !isInfoExclude(rel) {
 			e.big = true
 			e.stamp = [4]int64{int64(st.Ino), st.Size, st.Ctim.Sec, st.Ctim.Nsec}
 			w.out[protKey(w.idx, rel)] = e
@@ -715,10 +718,24 @@ func harmlessNew(k string, e protEntry) bool {
 	if strings.HasSuffix(rel, ".sample") && e.mode.IsRegular() {
 		return strings.Contains(rel, "/hooks/") // git runs no hook named *.sample
 	}
-	if e.mode.IsDir() && path.Base(rel) == "hooks" {
+	if e.mode.IsDir() && (path.Base(rel) == "hooks" || path.Base(rel) == "info") {
 		return true // its contents are judged one by one
 	}
+	// The info/exclude `git init` writes: comments only.
+	if isInfoExclude(rel) && e.mode.IsRegular() && e.data != nil {
+		for _, line := range strings.Split(string(e.data), "\n") {
+			if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "#") {
+				return false
+			}
+		}
+		return true
+	}
 	return false
+}
+
+// isInfoExclude reports whether rel is a git directory's info/exclude.
+func isInfoExclude(rel string) bool {
+	return path.Base(rel) == "exclude" && path.Base(path.Dir(rel)) == "info"
 }
 
 // keepConfig reports whether a new or changed config file of a git

@@ -290,8 +290,8 @@ var DefaultScrubEnv = []string{
 // directory (.git, the directories under .git/modules and .git/worktrees,
 // and any directory git would take as a git directory: HEAD with objects/
 // and refs/, or a commondir file, such as a bare repository under any
-// name) the hooks directory, config, config.worktree, commondir and
-// gitdir are protected, and so are the directories that core.hooksPath
+// name) the hooks and info directories, config, config.worktree,
+// commondir and gitdir are protected, and so are the directories that core.hooksPath
 // names in any config git reads for it (system, global, the repository's,
 // config.worktree, and the files they include, which inside a root are
 // protected too), as they were before the run and as they are after it.
@@ -304,6 +304,7 @@ var ProtectedPaths = []string{
 	".envrc",
 	".mcp.json",
 	".claude/settings*.json",
+	".claude/hooks", // the scripts the settings' hooks run
 	".codex",
 	".vscode/tasks.json",
 	".vscode/settings.json",

@@ -313,7 +313,11 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
 			rootFDs = cfg.WriteFDs
 		}
 		cwd := openDirPath(dir, sr.cwd)
-		if plan := planView(sr.sb, rootFDs, sr.tmp, cfg.Path, sr.home, cwd, sr.overlays); plan != nil {
+		script := ""
+		if len(cfg.Args) == 4 && cfg.Args[1] == "-c" && cfg.Args[2] == "--" {
+			script = commandScript(cfg.Args[3], sr.home)
+		}
+		if plan := planView(sr.sb, rootFDs, sr.tmp, cfg.Path, script, sr.home, cwd, sr.overlays); plan != nil {
 			plan.protect(sr.snap)
 			cfg.View, cfg.ViewCwd, cfg.ViewRequired = plan.ops, cwd, sr.required
 			cfg.Writes = append(cfg.Writes, plan.writes...)

@@ -143,6 +143,9 @@ func TestViewProtectedRefusedAtWrite(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(f.ws, ".envrc"), []byte("export A=1\n"), 0o644))
 	must(t, os.MkdirAll(filepath.Join(f.ws, ".claude"), 0o755))
 	must(t, os.WriteFile(filepath.Join(f.ws, ".claude", "settings.json"), []byte("{}\n"), 0o644))
+	b, err := os.ReadFile(filepath.Join(f.ws, ".git/info/exclude"))
+	must(t, err)
+	exclude := string(b)
 	cases := []struct {
 		cmd  string
 		path string // must be unchanged from outside
@@ -152,6 +155,8 @@ func TestViewProtectedRefusedAtWrite(t *testing.T) {
 		{"echo 'touch $MARK' >> .envrc", filepath.Join(f.ws, ".envrc"), "export A=1\n"},
 		{`echo '{"hooks":{}}' > .claude/settings.json`, filepath.Join(f.ws, ".claude", "settings.json"), "{}\n"},
 		{"chmod 777 .git/hooks", "", ""},
+		// A plant hidden from git status by an ignore rule.
+		{"echo '*.sh' >> .git/info/exclude", filepath.Join(f.ws, ".git/info/exclude"), exclude},
 		{plant("sub/inner/.git/hooks/post-checkout"), filepath.Join(f.ws, "sub/inner/.git/hooks/post-checkout"), ""},
 	}
 	for _, c := range cases {
@@ -423,4 +428,24 @@ func TestGitDirLinksRemoved(t *testing.T) {
 	}
 	f.gitTry(f.ws, nil, "commit", "-q", "--allow-empty", "-m", "after")
 	fileIs(t, victim, "victim\n")
+}
+
+func TestCommandScript(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"/opt/hooks/check.sh --fast", "/opt/hooks/check.sh"},
+		{"'/tmp/x y/hook' arg", "/tmp/x y/hook"},
+		{`"/tmp/h/run" a`, "/tmp/h/run"},
+		{"~/.claude/hooks/fmt.sh", "/home/u/.claude/hooks/fmt.sh"},
+		{"  /a/b;rm -rf /", "/a/b"},
+		{"make test", ""},
+		{"$HOME/x.sh", ""},
+		{`"$X/y"`, ""},
+		{"FOO=1 /bin/x", ""},
+		{"/a/../b/c", "/b/c"},
+		{"'unterminated", ""},
+	} {
+		if got := commandScript(c.line, "/home/u"); got != c.want {
+			t.Errorf("commandScript(%q) = %q, want %q", c.line, got, c.want)
+		}
+	}
 }

@@ -71,10 +71,11 @@ func (v *viewPlan) add(kind byte, path, src string) {
 // planView lists the view of a run of sb (see Sandbox): rootFDs are the
 // indices, in the message, of the roots' descriptors (nil: the roots
 // are bound by path), tmp the session's temporary directory, prog the
-// program, home the home directory the view shows and cwd the start
+// program, script the script a shell command line starts with ("" when
+// none), home the home directory the view shows and cwd the start
 // directory. It returns nil
 // when a root is "/" (the view would hide nothing).
-func planView(sb *Sandbox, rootFDs []int, tmp, prog, home, cwd string, overlays []cacheOverlay) *viewPlan {
+func planView(sb *Sandbox, rootFDs []int, tmp, prog, script, home, cwd string, overlays []cacheOverlay) *viewPlan {
 	for _, r := range sb.Roots {
 		if filepath.Clean(r) == "/" {
 			return nil
@@ -199,11 +200,22 @@ func planView(sb *Sandbox, rootFDs []int, tmp, prog, home, cwd string, overlays 
 		v.add(helper.ViewRead, cwd, "")
 	}
 	// The program itself, when it lies elsewhere (a tool built in a
-	// temporary directory).
-	if filepath.IsAbs(prog) && !v.covered(prog) {
-		if d := filepath.Dir(prog); d != "/" {
-			v.add(helper.ViewRead, d, "")
+	// temporary directory), and so the script a shell command line starts
+	// with (a hook's ~/.claude/hooks/check.sh): its directory, read-only,
+	// or the file alone where the directory holds the home directory or a
+	// secret.
+	for _, p := range []string{prog, script} {
+		if !filepath.IsAbs(p) || v.covered(p) {
+			continue
 		}
+		d := filepath.Dir(p)
+		if d == "/" || within(home, d) || within(realHome, d) || holdsAny(d, sb.denyPaths()) {
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				v.add(helper.ViewRead, p, "")
+			}
+			continue
+		}
+		v.add(helper.ViewRead, d, "")
 	}
 
 	// The user's caches, read through a layer of the workspace's own.
@@ -423,4 +435,56 @@ func userCacheOverlays(layerRoot, home string) []cacheOverlay {
 		out = append(out, cacheOverlay{env: c.env, lower: lower, layer: layer})
 	}
 	return out
+}
+
+// holdsAny reports whether one of paths lies beneath dir.
+func holdsAny(dir string, paths []string) bool {
+	for _, p := range paths {
+		if within(p, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// commandScript returns the absolute path of the file a shell command
+// line starts with ("/path/hook.sh arg", "'~/.claude/hooks/x.sh'"), or
+// "" when its first word is not such a path (a program found on PATH, a
+// builtin, an assignment, anything quoted in a way this does not read).
+func commandScript(line, home string) string {
+	line = strings.TrimLeft(line, " \t")
+	var word string
+	switch {
+	case strings.HasPrefix(line, "'"):
+		end := strings.IndexByte(line[1:], '\'')
+		if end < 0 {
+			return ""
+		}
+		word = line[1 : 1+end]
+	case strings.HasPrefix(line, "\""):
+		end := strings.IndexByte(line[1:], '"')
+		if end < 0 {
+			return ""
+		}
+		word = line[1 : 1+end]
+		if strings.ContainsAny(word, "$`\\") {
+			return ""
+		}
+	default:
+		end := strings.IndexAny(line, " \t\n;&|<>()")
+		if end < 0 {
+			end = len(line)
+		}
+		word = line[:end]
+		if strings.ContainsAny(word, "$`\\'\"*?[") {
+			return ""
+		}
+		if strings.HasPrefix(word, "~/") && home != "" {
+			word = filepath.Join(home, word[2:])
+		}
+	}
+	if !filepath.IsAbs(word) {
+		return ""
+	}
+	return filepath.Clean(word)
 }
