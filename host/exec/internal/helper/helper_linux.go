@@ -119,6 +119,7 @@ func serve(sock int) int {
 	// not relay makes it crash the helper, whose status is then lost.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs)
+	signal.Reset(syscall.SIGURG, syscall.SIGCHLD) // the runtime's preemption and a child's end: neither ends a process
 	prctl(prSetChildSubreaper, 1, 0)
 	runtime.LockOSThread() // never unlocked: the thread is confined below
 	nnpErr := prctl(prSetNoNewPrivs, 1, 0)

@@ -62,6 +62,91 @@ const (
 	ViewNoStartDir
 )
 
+// The view's system calls are made raw (no entersyscall): the helper's
+// goroutine is locked to its thread, and every blocking call a scheduler
+// sees long enough hands the thread's P to another thread and back, two
+// context switches a call, dozens a run.
+
+func rawPath(p string) (*byte, error) { return syscall.BytePtrFromString(p) }
+
+func rawErr(errno syscall.Errno) error {
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+func mountRaw(src, target, fstype string, flags uintptr, data string) error {
+	s, err := rawPath(src)
+	if err != nil {
+		return err
+	}
+	t, err := rawPath(target)
+	if err != nil {
+		return err
+	}
+	f, err := rawPath(fstype)
+	if err != nil {
+		return err
+	}
+	var d *byte
+	if data != "" {
+		if d, err = rawPath(data); err != nil {
+			return err
+		}
+	}
+	_, _, errno := syscall.RawSyscall6(syscall.SYS_MOUNT, uintptr(unsafe.Pointer(s)), uintptr(unsafe.Pointer(t)),
+		uintptr(unsafe.Pointer(f)), flags, uintptr(unsafe.Pointer(d)), 0)
+	return rawErr(errno)
+}
+
+func openRaw(p string, flags int, mode uint32) (int, error) {
+	b, err := rawPath(p)
+	if err != nil {
+		return -1, err
+	}
+	cwd := atFDCWD
+	r, _, errno := syscall.RawSyscall6(syscall.SYS_OPENAT, uintptr(cwd), uintptr(unsafe.Pointer(b)), uintptr(flags), uintptr(mode), 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(r), nil
+}
+
+func mkdirRaw(p string, mode uint32) error {
+	b, err := rawPath(p)
+	if err != nil {
+		return err
+	}
+	cwd := atFDCWD
+	_, _, errno := syscall.RawSyscall(syscall.SYS_MKDIRAT, uintptr(cwd), uintptr(unsafe.Pointer(b)), uintptr(mode))
+	return rawErr(errno)
+}
+
+func symlinkRaw(target, p string) error {
+	t, err := rawPath(target)
+	if err != nil {
+		return err
+	}
+	b, err := rawPath(p)
+	if err != nil {
+		return err
+	}
+	cwd := atFDCWD
+	_, _, errno := syscall.RawSyscall(syscall.SYS_SYMLINKAT, uintptr(unsafe.Pointer(t)), uintptr(cwd), uintptr(unsafe.Pointer(b)))
+	return rawErr(errno)
+}
+
+// existsRaw reports whether p exists (a final link counts as itself).
+func existsRaw(p string) bool {
+	fd, err := openRaw(p, oPath|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0)
+	return true
+}
+
 // clone is a detached copy of a source, made before the view hides it.
 type clone struct {
 	fd  int
@@ -72,7 +157,7 @@ type clone struct {
 // mounts beneath it inherited from a more privileged namespace cannot be
 // cloned alone) and sets attr on every mount of the copy.
 func openTree(fd int, attr uint64) (clone, error) {
-	r, _, errno := syscall.Syscall(sysOpenTree, uintptr(fd), uintptr(unsafe.Pointer(&empty[0])),
+	r, _, errno := syscall.RawSyscall(sysOpenTree, uintptr(fd), uintptr(unsafe.Pointer(&empty[0])),
 		openTreeClone|syscall.O_CLOEXEC|atRecursive|atEmptyPath)
 	if errno != 0 {
 		return clone{fd: -1}, errno
@@ -102,7 +187,7 @@ func setAttr(dfd int, path string, flags uintptr, set uint64) error {
 		return err
 	}
 	a := mountAttr{set: set}
-	_, _, errno := syscall.Syscall6(sysMountSetattr, uintptr(dfd), uintptr(unsafe.Pointer(p)), flags,
+	_, _, errno := syscall.RawSyscall6(sysMountSetattr, uintptr(dfd), uintptr(unsafe.Pointer(p)), flags,
 		uintptr(unsafe.Pointer(&a)), unsafe.Sizeof(a), 0)
 	if errno != 0 {
 		return errno
@@ -121,7 +206,7 @@ func moveMount(from, to int, path string) error {
 	if err != nil {
 		return err
 	}
-	_, _, errno := syscall.Syscall6(sysMoveMount, uintptr(from), uintptr(unsafe.Pointer(&empty[0])),
+	_, _, errno := syscall.RawSyscall6(sysMoveMount, uintptr(from), uintptr(unsafe.Pointer(&empty[0])),
 		uintptr(to), uintptr(unsafe.Pointer(p)), flags, 0)
 	if errno != 0 {
 		return errno
@@ -140,7 +225,7 @@ func openNoLinks(path string, flags int) (int, error) {
 	}
 	how := openHow{flags: uint64(flags | syscall.O_CLOEXEC), resolve: resolveNoSymlinks | resolveNoMagiclinks}
 	cwd := atFDCWD
-	r, _, errno := syscall.Syscall6(sysOpenat2, uintptr(cwd), uintptr(unsafe.Pointer(p)),
+	r, _, errno := syscall.RawSyscall6(sysOpenat2, uintptr(cwd), uintptr(unsafe.Pointer(p)),
 		uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
 	if errno != 0 {
 		return -1, errno
@@ -154,21 +239,21 @@ const atFDCWD = -100
 // directory).
 func emptyTmpfs() (int, error) {
 	name := [6]byte{'t', 'm', 'p', 'f', 's', 0}
-	r, _, errno := syscall.Syscall(sysFsopen, uintptr(unsafe.Pointer(&name[0])), 1, 0)
+	r, _, errno := syscall.RawSyscall(sysFsopen, uintptr(unsafe.Pointer(&name[0])), 1, 0)
 	if errno != 0 {
 		return -1, errno
 	}
 	fs := int(r)
 	defer syscall.Close(fs)
 	key, val := [5]byte{'m', 'o', 'd', 'e', 0}, [5]byte{'0', '5', '5', '5', 0}
-	if _, _, errno := syscall.Syscall6(sysFsconfig, uintptr(fs), fsconfigSetString,
+	if _, _, errno := syscall.RawSyscall6(sysFsconfig, uintptr(fs), fsconfigSetString,
 		uintptr(unsafe.Pointer(&key[0])), uintptr(unsafe.Pointer(&val[0])), 0, 0); errno != 0 {
 		return -1, errno
 	}
-	if _, _, errno := syscall.Syscall6(sysFsconfig, uintptr(fs), fsconfigCmdCreate, 0, 0, 0, 0); errno != 0 {
+	if _, _, errno := syscall.RawSyscall6(sysFsconfig, uintptr(fs), fsconfigCmdCreate, 0, 0, 0, 0); errno != 0 {
 		return -1, errno
 	}
-	r, _, errno = syscall.Syscall(sysFsmount, uintptr(fs), 1 /* FSMOUNT_CLOEXEC */, mountAttrRdonly|mountAttrNosuid|mountAttrNodev)
+	r, _, errno = syscall.RawSyscall(sysFsmount, uintptr(fs), 1 /* FSMOUNT_CLOEXEC */, mountAttrRdonly|mountAttrNosuid|mountAttrNodev)
 	if errno != 0 {
 		return -1, errno
 	}
@@ -212,7 +297,7 @@ func buildView(cfg *Config, dirFD int) (flags uint32, entered bool, err error) {
 // makeView assembles the view under newRoot.
 func makeView(cfg *Config) (uint32, error) {
 	var flags uint32
-	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+	if err := mountRaw("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return 0, wrap("private mounts", err)
 	}
 	// Clone every source while it is still where the parent saw it.
@@ -239,7 +324,7 @@ func makeView(cfg *Config) (uint32, error) {
 		if src == "" {
 			src = op.Path
 		}
-		fd, err := syscall.Open(src, oPath|syscall.O_CLOEXEC, 0)
+		fd, err := openRaw(src, oPath|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			if op.Kind == ViewRead {
 				continue // gone meanwhile: nothing to show
@@ -260,7 +345,7 @@ func makeView(cfg *Config) (uint32, error) {
 	devs := make([]clone, len(viewDevices))
 	for i, d := range viewDevices {
 		devs[i].fd = -1
-		if fd, err := syscall.Open("/dev/"+d, oPath|syscall.O_CLOEXEC, 0); err == nil {
+		if fd, err := openRaw("/dev/"+d, oPath|syscall.O_CLOEXEC, 0); err == nil {
 			devs[i], _ = openTree(fd, mountAttrNosuid)
 			syscall.Close(fd)
 		}
@@ -273,7 +358,7 @@ func makeView(cfg *Config) (uint32, error) {
 		}
 	}()
 	hostProc := clone{fd: -1}
-	if fd, err := syscall.Open("/proc", oPath|syscall.O_CLOEXEC, 0); err == nil {
+	if fd, err := openRaw("/proc", oPath|syscall.O_CLOEXEC, 0); err == nil {
 		hostProc, _ = openTree(fd, mountAttrRdonly|mountAttrNosuid|mountAttrNodev)
 		syscall.Close(fd)
 	}
@@ -283,7 +368,7 @@ func makeView(cfg *Config) (uint32, error) {
 		}
 	}()
 
-	if err := syscall.Mount("tmpfs", newRoot, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=0755"); err != nil {
+	if err := mountRaw("tmpfs", newRoot, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=0755"); err != nil {
 		return 0, wrap("root tmpfs", err)
 	}
 	built := false
@@ -316,14 +401,14 @@ func makeView(cfg *Config) (uint32, error) {
 				mode = "mode=1777"
 			}
 			if err = makePath(target, true); err == nil {
-				err = syscall.Mount("tmpfs", target, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, mode)
+				err = mountRaw("tmpfs", target, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, mode)
 			}
 			if op.Kind == ViewHome {
 				readOnly = append(readOnly, target)
 			}
 		case ViewLink:
 			if err = makePath(parentOf(target), true); err == nil {
-				err = syscall.Symlink(op.Src, target)
+				err = symlinkRaw(op.Src, target)
 			}
 		case ViewFile:
 			if err = makePath(parentOf(target), true); err == nil {
@@ -341,7 +426,7 @@ func makeView(cfg *Config) (uint32, error) {
 	if err := makePath(newRoot+"/dev", true); err != nil {
 		return 0, wrap("view /dev", err)
 	}
-	if err := syscall.Mount("tmpfs", newRoot+"/dev", "tmpfs", syscall.MS_NOSUID|syscall.MS_NOEXEC, "mode=0755"); err != nil {
+	if err := mountRaw("tmpfs", newRoot+"/dev", "tmpfs", syscall.MS_NOSUID|syscall.MS_NOEXEC, "mode=0755"); err != nil {
 		return 0, wrap("view /dev", err)
 	}
 	for i, d := range viewDevices {
@@ -357,19 +442,19 @@ func makeView(cfg *Config) (uint32, error) {
 		}
 	}
 	for _, l := range [][2]string{{"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"}, {"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"}, {"pts/ptmx", "ptmx"}} {
-		syscall.Symlink(l[0], newRoot+"/dev/"+l[1])
+		symlinkRaw(l[0], newRoot+"/dev/"+l[1])
 	}
 	if makePath(newRoot+"/dev/pts", true) == nil {
-		syscall.Mount("devpts", newRoot+"/dev/pts", "devpts", syscall.MS_NOSUID|syscall.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620")
+		mountRaw("devpts", newRoot+"/dev/pts", "devpts", syscall.MS_NOSUID|syscall.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620")
 	}
 	if makePath(newRoot+"/dev/shm", true) == nil {
-		syscall.Mount("tmpfs", newRoot+"/dev/shm", "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777")
+		mountRaw("tmpfs", newRoot+"/dev/shm", "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777")
 	}
 	// /proc: this PID namespace's own, so no outside process is seen.
 	if err := makePath(newRoot+"/proc", true); err != nil {
 		return 0, wrap("view /proc", err)
 	}
-	if err := syscall.Mount("proc", newRoot+"/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+	if err := mountRaw("proc", newRoot+"/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
 		flags |= ViewHostProc
 		if hostProc.fd < 0 || moveMount(hostProc.fd, atFDCWD, newRoot+"/proc") != nil {
 			return 0, wrap("view /proc", err)
@@ -497,7 +582,7 @@ func cover(op ViewOp) error {
 			return err
 		}
 	default:
-		nfd, err := syscall.Open("/dev/null", oPath|syscall.O_CLOEXEC, 0)
+		nfd, err := openRaw("/dev/null", oPath|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			return err
 		}
@@ -541,20 +626,19 @@ func viewOrder(ops []ViewOp) []int {
 // makePath makes p (a directory when dir, else an empty file) and the
 // directories above it, where they are missing.
 func makePath(p string, dir bool) error {
-	var st syscall.Stat_t
-	if syscall.Lstat(p, &st) == nil {
+	if existsRaw(p) {
 		return nil
 	}
 	if err := makePath(parentOf(p), true); err != nil {
 		return err
 	}
 	if dir {
-		if err := syscall.Mkdir(p, 0o755); err != nil && err != syscall.EEXIST {
+		if err := mkdirRaw(p, 0o755); err != nil && err != syscall.EEXIST {
 			return err
 		}
 		return nil
 	}
-	fd, err := syscall.Open(p, syscall.O_CREAT|syscall.O_EXCL|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
+	fd, err := openRaw(p, syscall.O_CREAT|syscall.O_EXCL|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
 	if err != nil {
 		if err == syscall.EEXIST {
 			return nil
@@ -577,7 +661,7 @@ func parentOf(p string) string {
 
 // writeNew creates p with data (mode 0644).
 func writeNew(p, data string) error {
-	fd, err := syscall.Open(p, syscall.O_CREAT|syscall.O_EXCL|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
+	fd, err := openRaw(p, syscall.O_CREAT|syscall.O_EXCL|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
 	if err != nil {
 		return err
 	}
@@ -607,7 +691,7 @@ func overlay(op ViewOp) error {
 		return err
 	}
 	opts := "lowerdir=" + op.Path + ",upperdir=" + upper + ",workdir=" + work + ",userxattr"
-	if syscall.Mount("overlay", op.Path, "overlay", syscall.MS_NOSUID|syscall.MS_NODEV, opts) == nil {
+	if mountRaw("overlay", op.Path, "overlay", syscall.MS_NOSUID|syscall.MS_NODEV, opts) == nil {
 		return nil
 	}
 	fd, err := openNoLinks(upper, oPath|syscall.O_DIRECTORY)
