@@ -49,19 +49,31 @@ type Config struct {
 // SandboxPolicy is the Host's policy for commands. It is the embedder's:
 // a request can only make it stricter (see Host.Exec).
 //
-// The zero value confines every command (on Linux: Landlock, seccomp and
-// new user, network, PID and IPC namespaces; see host/exec.Sandbox): it
-// writes only inside the roots and a private temporary directory, reads
-// no secret of the home directory, reaches no network, plants nothing
-// that runs later and leaves no process behind. Where the system lacks a
-// part the command still runs, and ExecOutput.Sandbox says what was
-// enforced; set Required to refuse instead.
+// The zero value confines every command (on Linux: a view of the machine
+// in new user, mount, network, PID and IPC namespaces, Landlock and
+// seccomp; see host/exec.Sandbox and docs/adr/0014): it writes only
+// inside the roots and a private temporary directory, sees no secret of
+// the home directory, reaches no network, plants nothing that runs later
+// and leaves no process behind. Where the system lacks a part, the
+// command is refused (errors.Is(err, ErrNoSandbox), naming what is
+// missing and how to get it); set BestEffort to run it with what there
+// is, ExecOutput.Sandbox then saying what was enforced.
 type SandboxPolicy struct {
 	// Off runs commands unconfined, with every right of this process.
 	Off bool
-	// Required refuses to start a command (errors.Is(err, ErrNoSandbox))
-	// when any part of the sandbox is missing here.
+	// BestEffort runs commands with whatever parts of the sandbox this
+	// system has (ExecOutput.Sandbox.Missing lists the others) instead of
+	// refusing them with ErrNoSandbox.
+	BestEffort bool
+	// Required is the default now (BestEffort unset); it is kept so that
+	// embedders that set it compile, and wins over BestEffort.
 	Required bool
+	// ReadHome are more entries of the home directory commands see,
+	// read-only, beside the toolchains (host/exec.DefaultReadHome).
+	ReadHome []string
+	// Read are more absolute paths commands see, read-only, beside the
+	// system directories and the roots.
+	Read []string
 	// Network lets commands use the network.
 	Network bool
 	// DenyRead are more paths commands may not read, beside the default

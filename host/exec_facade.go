@@ -32,10 +32,10 @@ type ExecOutput = hostexec.Output
 // found (or ExecRequest.Shell names no program).
 var ErrNoShell = hostexec.ErrNoShell
 
-// ErrNoSandbox is wrapped by Exec's and RunCapture's error when the
-// sandbox is Required (by the Host's policy or the request) and this
-// kernel, OS or program cannot give every part of it; the message names
-// what is missing. Nothing was started.
+// ErrNoSandbox is wrapped by Exec's and RunCapture's error when this
+// kernel, OS or program cannot give every part of the sandbox and the
+// policy is not BestEffort; the message names what is missing and how to
+// get it. Nothing was started.
 var ErrNoSandbox = hostexec.ErrNoSandbox
 
 // ErrUnsafeWorkspace is wrapped by Exec's and RunCapture's error when a
@@ -65,16 +65,20 @@ type SandboxReport = hostexec.Report
 // and its private temporary directory, and ExecOutput.Sandbox says what
 // was enforced and which protected paths were restored after it. A
 // request's own ExecRequest.Sandbox only makes the policy stricter: it
-// may set Required or SessionCache, turn Network off, and add DenyRead,
-// ScrubEnv and Protect entries; its Roots, WritePaths and AllowEnv are ignored (the
-// Host's are used). With the policy Off, a request's Sandbox still
-// confines that request. The program must call SandboxMain at the top of
-// main (agent-host does); without it the sandbox is reported missing.
+// may set SessionCache, take BestEffort back, turn Network off, and add
+// DenyRead, ScrubEnv and Protect entries; its Roots, WritePaths,
+// AllowEnv, Read and ReadHome are ignored (the Host's are used). With the
+// policy Off, a request's Sandbox still confines that request. The
+// program must call SandboxMain at the top of main (agent-host does);
+// without it every sandboxed command fails with ErrNoSandbox (unless the
+// policy is BestEffort, when it runs unconfined and the report says so).
 //
-// The error is non-nil only when nothing was started: a cwd outside every
+// The error is non-nil when nothing was started: a cwd outside every
 // root (ErrEscape), missing (fs.ErrNotExist) or not a directory; no shell
-// (ErrNoShell); a Required sandbox this system cannot give
-// (ErrNoSandbox); a ctx already done. A non-zero exit, a signal, a timeout
+// (ErrNoShell); a sandbox this system cannot give (ErrNoSandbox, unless
+// the policy is BestEffort); a ctx already done; or after a run whose
+// protected paths could not all be put back (ErrUnsafeWorkspace, with
+// the ExecOutput complete). A non-zero exit, a signal, a timeout
 // or a cancellation is reported in ExecOutput with a nil error; the
 // command never outlives the call, nor does anything it started in its
 // process group (see host/exec for the kill sequence and the limits).
@@ -147,6 +151,17 @@ func (h *Host) RunCapture(ctx context.Context, program string, args []string, cw
 	return out, err
 }
 
+// SandboxMissing returns, without running anything, the parts of the
+// Host's sandbox this system or program will not give (see
+// host/exec.Missing): nil when every part is there, or when the policy
+// is Off. A BestEffort caller says it before a command starts.
+func (h *Host) SandboxMissing() []string {
+	if h.cfg.Sandbox.Off {
+		return nil
+	}
+	return hostexec.Missing(&ExecSandbox{})
+}
+
 // SandboxPolicy returns the Host's policy for commands (Config.Sandbox).
 func (h *Host) SandboxPolicy() SandboxPolicy { return h.cfg.Sandbox }
 
@@ -171,7 +186,10 @@ func (h *Host) sandboxFor(ctx context.Context, p SandboxPolicy, req *ExecSandbox
 	sb = &ExecSandbox{Home: h.cfg.Home, WorkTree: h.walkState().InWorkTree}
 	if !p.Off {
 		sb.Required = p.Required
+		sb.BestEffort = p.BestEffort
 		sb.Network = p.Network
+		sb.ReadHome = append(sb.ReadHome, p.ReadHome...)
+		sb.Read = append(sb.Read, p.Read...)
 		sb.DenyRead = append(sb.DenyRead, p.DenyRead...)
 		sb.WritePaths = append(sb.WritePaths, p.WritePaths...)
 		sb.AllowEnv = append(sb.AllowEnv, p.AllowEnv...)
@@ -181,6 +199,7 @@ func (h *Host) sandboxFor(ctx context.Context, p SandboxPolicy, req *ExecSandbox
 	}
 	if req != nil {
 		sb.Required = sb.Required || req.Required
+		sb.BestEffort = sb.BestEffort && req.BestEffort
 		sb.SessionCache = sb.SessionCache || req.SessionCache
 		sb.Network = sb.Network && req.Network && !p.Off
 		sb.DenyRead = append(sb.DenyRead, req.DenyRead...)

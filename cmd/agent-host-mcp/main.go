@@ -99,6 +99,9 @@ func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cli.Fail(stderr, "mcp", err, cli.ExitUsage)
 	}
 	defer h.Close()
+	if *allowExec {
+		cli.WarnBestEffort(h, stderr)
+	}
 
 	srv, err := mcpserver.New(h, mcpserver.Options{
 		AllowExec:       *allowExec,

@@ -97,6 +97,7 @@ func cmdExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// made a sandboxed `exec -- true` 55-75 ms instead of 8-14 ms
 	// (bench/sandbox at load 6-9).
 	h.OneShot()
+	cli.WarnBestEffort(h, stderr)
 
 	ctx, stop := intr.context()
 	defer stop()

@@ -37,12 +37,14 @@
 // and delete any file the user running the agent may, open network
 // connections, and start a daemon in a new session that outlives the run.
 // A run with a Sandbox (Request.Sandbox) is confined on Linux by Landlock,
-// a seccomp filter and new user, network, PID and IPC namespaces, applied
-// by a helper between fork and exec (see Sandbox and SandboxMain): it
-// writes only inside its roots and a private temporary directory, reads
-// no secret of the home directory, reaches no network, plants nothing
-// that runs later, and its whole tree ends with it. Elsewhere a Required
-// sandbox fails with ErrNoSandbox; see docs/adr/0008 for the design.
+// a seccomp filter and new user, mount, network, PID and IPC namespaces,
+// applied by a helper between fork and exec (see Sandbox and
+// SandboxMain): it runs in a view of the machine where it writes only
+// inside its roots and a private temporary directory, sees no secret of
+// the home directory, reaches no network, plants nothing that runs
+// later, and its whole tree ends with it. Where a part is missing a
+// sandboxed run fails with ErrNoSandbox unless its Sandbox is
+// BestEffort; see docs/adr/0008 and 0014 for the design.
 //
 // # Platforms
 //
@@ -332,7 +334,7 @@ func (r *Runner) Exec(ctx context.Context, req Request) (Output, error) {
 
 // Capture runs c.Program as RunCapture does, with c's environment
 // additions and sandbox. The errors are RunCapture's, plus ErrNoSandbox
-// for a Required sandbox this system cannot give.
+// for a sandbox this system cannot give (unless BestEffort).
 func (r *Runner) Capture(ctx context.Context, c Capture) (Output, error) {
 	return r.run(ctx, spec{
 		path:    c.Program,

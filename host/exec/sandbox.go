@@ -11,11 +11,11 @@ import (
 	"github.com/agenthost/agenthost/host/exec/internal/helper"
 )
 
-// ErrNoSandbox is wrapped by the error of a run whose Sandbox is Required
-// when this kernel, this operating system or this program cannot give
-// every part of it; the message names the parts that are missing
-// ("landlock", "user namespaces", "helper: SandboxMain not called", ...).
-// Nothing was started.
+// ErrNoSandbox is wrapped by the error of a sandboxed run (one whose
+// Sandbox is not BestEffort) when this kernel, this operating system or
+// this program cannot give every part of it; the message names the parts
+// that are missing ("landlock", "namespaces", "helper: ... SandboxMain
+// ...") and how to get each. Nothing was started.
 var ErrNoSandbox = errors.New("exec: sandbox not available")
 
 // ErrNoStartDir is wrapped by the error of an unsandboxed run given an
@@ -135,10 +135,16 @@ type Sandbox struct {
 	// the system directories, the toolchains and the roots (a shared
 	// data set, another checkout to compare with).
 	Read []string
-	// Required makes the run fail with ErrNoSandbox, starting nothing,
-	// when any part above cannot be enforced here. Otherwise the run
-	// starts with what can be enforced and Output.Sandbox says what that
-	// was.
+	// BestEffort runs the command with whatever parts of the sandbox
+	// this system gives, and Output.Sandbox says what was missing.
+	// Without it (the default) a run fails with ErrNoSandbox, starting
+	// nothing, when any part above cannot be enforced here: a program
+	// that did not call SandboxMain, a kernel without Landlock, a system
+	// that refuses user namespaces (no view), no seccomp filter for the
+	// architecture. The error names each part and how to get it.
+	BestEffort bool
+	// Required is the default now (BestEffort unset); it is kept so that
+	// callers that set it compile, and wins over BestEffort.
 	Required bool
 }
 
@@ -339,7 +345,7 @@ const helperEnv = helper.Env
 // helper's work and never returns. Otherwise it returns at once (it looks at
 // argv[0]; the program's path is found at its first helper's start) and
 // marks the program as able to run the helper; without that mark a sandboxed run reports the
-// sandbox missing (ErrNoSandbox when Required).
+// sandbox missing (ErrNoSandbox unless BestEffort).
 //
 // The helper's work in fact starts earlier, from the initializer of
 // host/exec/internal/helper, which imports almost nothing so that it runs
@@ -393,7 +399,10 @@ func (sb *Sandbox) denyPaths() []string {
 	return out
 }
 
-// missingError is the error of a Required sandbox lacking parts.
+// strict reports whether a run of sb fails when a part is missing.
+func (sb *Sandbox) strict() bool { return sb.Required || !sb.BestEffort }
+
+// missingError is the error of a strict sandbox lacking parts.
 func missingError(missing []string) error {
 	return fmt.Errorf("%w: %s", ErrNoSandbox, strings.Join(missing, "; "))
 }

@@ -84,7 +84,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	}
 	sb := s.sandbox
 	rep := &Report{}
-	sr := &sandboxRun{report: rep, required: sb.Required, statusR: -1}
+	sr := &sandboxRun{report: rep, required: sb.strict(), statusR: -1}
 	var missing []string
 	miss := func(part, why string) { missing = append(missing, part+": "+why) }
 
@@ -95,9 +95,14 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 
 	exe := helperExe()
 	if !helperInstalled.Load() || exe == nil {
-		miss("helper", "this program did not call exec.SandboxMain at the top of main, so nothing confines the command")
-		if sb.Required {
+		miss("helper", "this program did not call exec.SandboxMain (host.SandboxMain) at the top of main, so nothing can confine the command: call it first thing in main, or in TestMain")
+		if sb.strict() {
 			return nil, missingError(missing)
+		}
+		if s.dir != nil && !haveProcFD() {
+			// Unconfined, it would start by the directory's path,
+			// which a swap could redirect.
+			return nil, fmt.Errorf("%w: /proc/self/fd is missing and the sandbox helper is not installed (call exec.SandboxMain at the top of main)", ErrNoStartDir)
 		}
 		rep.Missing = missing
 		cmd.Env = append(base, s.env...)
@@ -121,7 +126,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 
 	abi := landlockABI()
 	if abi == 0 {
-		miss("landlock", "the kernel has no Landlock (Linux 5.13 or newer with lsm=landlock)")
+		miss("landlock", "the kernel has no Landlock: writes and reads are not confined (Linux 5.13 or newer, with landlock in the lsm= boot parameter or CONFIG_LSM)")
 	} else {
 		cfg.Landlock = true
 		cfg.HandledFS, cfg.WriteMask = llHandledFS(abi)
@@ -169,7 +174,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		miss("seccomp", "no filter for this architecture: setuid bits, xattrs and unix sockets are not refused")
 	}
 	if nsBroken.Load() {
-		miss("namespaces", "this system refused a new user namespace: no view (the command reads what Landlock allows and sees every process in /proc), and plants are only undone after the run")
+		miss("namespaces", "this system refused a new user namespace: no view (Landlock still limits reads to the view's list and writes to the roots, but the command may change metadata outside the roots and sees every process in /proc), and plants are only undone after the run; on Ubuntu install the profile `agent-host sandbox apparmor-profile` prints, in Docker run with --security-opt seccomp=unconfined or a profile that allows clone(CLONE_NEWUSER), or run with --sandbox=best-effort")
 	} else {
 		sr.flags = uintptr(nsFlags)
 		if sb.Network {
@@ -194,7 +199,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 			rep.Enforced = append(rep.Enforced, "netns")
 		}
 	}
-	if sb.Required && len(missing) > 0 {
+	if sb.strict() && len(missing) > 0 {
 		return nil, missingError(missing)
 	}
 	rep.Missing = missing
@@ -233,8 +238,27 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	// the command: a root added or removed since the last run, or a grant
 	// that changed, counts for this one.
 	snap := sr.snap
+	noView := nsBroken.Load() // the second layer: no view, so Landlock reads from the view's list
+	home := sb.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if h, err := filepath.EvalSymlinks(home); err == nil {
+		home = h
+	}
 	sr.late = func() {
-		if lateGrants {
+		switch {
+		case lateGrants && noView:
+			cwd := sr.cwd
+			if sr.dir != nil {
+				cwd = openDirPath(sr.dir, sr.cwd)
+			}
+			script := ""
+			if len(cfg.Args) == 4 && cfg.Args[1] == "-c" && cfg.Args[2] == "--" {
+				script = commandScript(cfg.Args[3], home)
+			}
+			reads = allowListGrants(sb, tmp, cfg.Path, script, home, cwd)
+		case lateGrants:
 			reads, _ = readGrants(sb.denyPaths(), false)
 		}
 		cfg.Reads = reads

@@ -19,13 +19,13 @@ type sandboxRun struct {
 // wrap applies what can be applied outside Linux: the environment is
 // scrubbed; nothing confines the command (on macOS the Seatbelt profile
 // of SeatbeltProfile is built but not applied: it is not tested on a
-// real Mac yet). A Required sandbox fails with ErrNoSandbox.
+// real Mac yet). A sandbox that is not BestEffort fails with ErrNoSandbox.
 func (r *Runner) wrap(_ context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
 	if s.sandbox == nil {
 		return nil, nil
 	}
 	missing := []string{fmt.Sprintf("sandbox: no command sandbox on %s yet (Landlock and namespaces are Linux only)", runtime.GOOS)}
-	if s.sandbox.Required {
+	if s.sandbox.strict() {
 		return nil, missingError(missing)
 	}
 	base, _ := s.sandbox.scrubEnv(cmd.Env[:len(cmd.Env)-len(s.env)])
@@ -43,3 +43,9 @@ func (sr *sandboxRun) finish(out *Output) error         { out.Sandbox = sr.repor
 func (sr *sandboxRun) close()                           {}
 func (sr *sandboxRun) confined() bool                   { return false }
 func (sr *sandboxRun) start(*osexec.Cmd) (*proc, error) { return nil, nil }
+
+// Missing returns the parts of sb this system will not give: on this
+// platform, the confinement itself.
+func Missing(sb *Sandbox) []string {
+	return []string{"sandbox: commands are not confined on this operating system yet (only the environment is scrubbed)"}
+}

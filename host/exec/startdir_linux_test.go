@@ -113,9 +113,29 @@ func TestSandboxRequiredFailsClosed(t *testing.T) {
 		t.Fatalf("err = %v, want ErrNoSandbox naming the helper", err)
 	}
 	absent(t, marker)
+	// The default is the same (issue 22): a program that forgot
+	// SandboxMain is never silently unconfined.
+	_, err = r.Exec(context.Background(), Request{Command: "touch " + marker, Cwd: ws, Sandbox: &Sandbox{Roots: []string{ws}}})
+	if !errors.Is(err, ErrNoSandbox) || !strings.Contains(err.Error(), "SandboxMain") {
+		t.Fatalf("default sandbox without the helper: err = %v, want ErrNoSandbox naming SandboxMain", err)
+	}
+	absent(t, marker)
+	// Best effort without /proc: never started by the directory's path.
+	func() {
+		withoutProc(t)
+		d, err := os.Open(ws)
+		must(t, err)
+		defer d.Close()
+		_, err = r.Exec(context.Background(), Request{Command: "touch " + marker, Cwd: ws, Dir: d, Sandbox: &Sandbox{Roots: []string{ws}, BestEffort: true}})
+		if !errors.Is(err, ErrNoStartDir) {
+			t.Fatalf("best effort, no helper, no /proc: err = %v, want ErrNoStartDir", err)
+		}
+		absent(t, marker)
+	}()
+	haveProcFD = func() bool { return true }
 
 	t.Setenv("SOME_API_TOKEN", "tok-123")
-	o, err := r.Exec(context.Background(), Request{Command: "touch " + marker + "; echo ${SOME_API_TOKEN:-scrubbed}", Cwd: ws, Sandbox: &Sandbox{Roots: []string{ws}}})
+	o, err := r.Exec(context.Background(), Request{Command: "touch " + marker + "; echo ${SOME_API_TOKEN:-scrubbed}", Cwd: ws, Sandbox: &Sandbox{Roots: []string{ws}, BestEffort: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -488,3 +488,39 @@ func commandScript(line, home string) string {
 	}
 	return filepath.Clean(word)
 }
+
+// allowListGrants are the read grants of a run without a view (the
+// kernel refused the namespaces; issue 22): the same list a view would
+// show, as Landlock rules, so that a secret no deny list names stays
+// unreadable there too. The home directory's git configuration is read
+// as it is (no view generates a harmless one), and /dev and /proc are
+// readable as on the host.
+func allowListGrants(sb *Sandbox, tmp, prog, script, home, cwd string) []readGrant {
+	plan := planView(sb, nil, tmp, prog, script, home, cwd, nil)
+	if plan == nil {
+		g, _ := readGrants(sb.denyPaths(), false)
+		return g
+	}
+	var out []readGrant
+	add := func(p string) {
+		if st, err := os.Stat(p); err == nil {
+			out = append(out, readGrant{Path: p, Dir: st.IsDir()})
+		}
+	}
+	for _, op := range plan.ops {
+		switch op.Kind {
+		case helper.ViewRead, helper.ViewWrite, helper.ViewRoot:
+			src := op.Src
+			if src == "" {
+				src = op.Path
+			}
+			add(src)
+		case helper.ViewLink:
+			// bin -> usr/bin: the target is granted where it lies.
+		}
+	}
+	for _, p := range []string{"/dev", "/proc", filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git")} {
+		add(p)
+	}
+	return out
+}

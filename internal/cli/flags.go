@@ -75,7 +75,8 @@ func AddJSONFlag(fs *flag.FlagSet, p *bool, stderr io.Writer) {
 // on stderr when the sandbox was turned off.
 func AddSandboxFlags(fs *flag.FlagSet, policy *host.SandboxPolicy, stderr io.Writer) (warn func()) {
 	fs.BoolVar(&policy.Off, "no-sandbox", false, "run commands UNCONFINED, with every right of this user (default: sandboxed)")
-	fs.BoolVar(&policy.Required, "require-sandbox", false, "refuse to run a command when any part of the sandbox is missing here")
+	fs.BoolVar(&policy.Required, "require-sandbox", false, "refuse to run a command when any part of the sandbox is missing here (the default; kept for scripts)")
+	fs.Var(sandboxMode{policy}, "sandbox", "`MODE`: required (the default: refuse a command when a part of the sandbox is missing here), best-effort (run with what there is, saying first what is not enforced) or off (as --no-sandbox)")
 	fs.BoolVar(&policy.Network, "network", false, "let sandboxed commands use the network")
 	var allow MultiFlag
 	fs.Var(&allow, "allow-env", "pass the credential-looking variable `NAME` to commands (repeatable)")
@@ -88,6 +89,47 @@ func AddSandboxFlags(fs *flag.FlagSet, policy *host.SandboxPolicy, stderr io.Wri
 			io.WriteString(stderr, "agent-host: WARNING: --no-sandbox: commands run UNCONFINED and can read your secrets, write anywhere you can and use the network\n")
 		}
 	}
+}
+
+// WarnBestEffort says on stderr, before a command starts, what a
+// best-effort sandbox will not enforce on this machine (nothing when
+// every part is there).
+func WarnBestEffort(h *host.Host, stderr io.Writer) {
+	if p := h.SandboxPolicy(); p.Off || !p.BestEffort || p.Required {
+		return
+	}
+	for _, m := range h.SandboxMissing() {
+		io.WriteString(stderr, "agent-host: sandbox (best effort): not enforced: "+m+"\n")
+	}
+}
+
+// sandboxMode is --sandbox MODE.
+type sandboxMode struct{ p *host.SandboxPolicy }
+
+func (m sandboxMode) String() string {
+	switch {
+	case m.p == nil:
+		return ""
+	case m.p.Off:
+		return "off"
+	case m.p.BestEffort:
+		return "best-effort"
+	}
+	return "required"
+}
+
+func (m sandboxMode) Set(v string) error {
+	switch v {
+	case "required":
+		m.p.Off, m.p.BestEffort = false, false
+	case "best-effort":
+		m.p.Off, m.p.BestEffort, m.p.Required = false, true, false
+	case "off":
+		m.p.Off = true
+	default:
+		return fmt.Errorf("%q: want required, best-effort or off", v)
+	}
+	return nil
 }
 
 // NewBareFlagSet returns a flag set named "agent-host NAME" with no common

@@ -1,0 +1,58 @@
+package exec
+
+import (
+	"os"
+	"strings"
+)
+
+// Missing returns, without running anything, the parts of sb this
+// system or program will not give, each with the reason and the fix, as
+// a run's Report.Missing would name them: the helper (SandboxMain not
+// called), Landlock, the seccomp filter, and the user namespaces that
+// make the view, where the kernel is known to refuse them (a sysctl, an
+// earlier refused start). A refusal no setting shows (Docker's seccomp
+// profile) is found by the first run. It is what a best-effort caller
+// says before the command starts.
+func Missing(sb *Sandbox) []string {
+	var out []string
+	if !helperInstalled.Load() || helperExe() == nil {
+		out = append(out, "helper: this program did not call exec.SandboxMain (host.SandboxMain) at the top of main")
+	}
+	if landlockABI() == 0 {
+		out = append(out, "landlock: the kernel has no Landlock (Linux 5.13 or newer, with landlock in lsm=)")
+	}
+	if !haveSeccomp {
+		out = append(out, "seccomp: no filter for this architecture")
+	}
+	if why := usernsRefused(); why != "" {
+		out = append(out, "namespaces: "+why+": no view (metadata outside the roots can change, /proc shows every process; Landlock still limits reads to the view's list and writes to the roots)")
+	}
+	return out
+}
+
+// usernsRefused says why this system refuses an unprivileged user
+// namespace, "" when nothing says it does.
+func usernsRefused() string {
+	if nsBroken.Load() {
+		return "a start in new namespaces was refused"
+	}
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	}
+	if read("/proc/sys/user/max_user_namespaces") == "0" {
+		return "user.max_user_namespaces is 0"
+	}
+	if os.Geteuid() != 0 {
+		if read("/proc/sys/kernel/unprivileged_userns_clone") == "0" {
+			return "kernel.unprivileged_userns_clone is 0"
+		}
+		if read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1" {
+			return "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1; `agent-host sandbox apparmor-profile` prints a profile that allows them for agent-host)"
+		}
+	}
+	return ""
+}
