@@ -66,8 +66,10 @@ type SandboxReport = hostexec.Report
 // was enforced and which protected paths were restored after it. A
 // request's own ExecRequest.Sandbox only makes the policy stricter: it
 // may set SessionCache, take BestEffort back, turn Network off, and add
-// DenyRead, ScrubEnv and Protect entries; its Roots, WritePaths,
-// AllowEnv, Read and ReadHome are ignored (the Host's are used). With the
+// DenyRead, ScrubEnv and Protect entries, and Read paths (shown
+// read-only: what the embedder's own code needs shown, such as a hook's
+// script; never taken from a command line); its Roots, WritePaths,
+// AllowEnv and ReadHome are ignored (the Host's are used). With the
 // policy Off, a request's Sandbox still confines that request. The
 // program must call SandboxMain at the top of main (agent-host does);
 // without it every sandboxed command fails with ErrNoSandbox (unless the
@@ -151,6 +153,17 @@ func (h *Host) RunCapture(ctx context.Context, program string, args []string, cw
 	return out, err
 }
 
+// Home is the home directory the Host's ~ and its commands' sandbox
+// mean: Config.Home, else the process's (os.UserHomeDir; "" when it has
+// none).
+func (h *Host) Home() string {
+	if h.cfg.Home != "" {
+		return h.cfg.Home
+	}
+	home, _ := os.UserHomeDir()
+	return home
+}
+
 // SandboxMissing returns, without running anything, the parts of the
 // Host's sandbox this system or program will not give (see
 // host/exec.Missing): nil when every part is there, or when the policy
@@ -200,6 +213,10 @@ func (h *Host) sandboxFor(ctx context.Context, p SandboxPolicy, req *ExecSandbox
 	if req != nil {
 		sb.Required = sb.Required || req.Required
 		sb.BestEffort = sb.BestEffort && req.BestEffort
+		// What the embedder's code shows the command (a hook's script;
+		// tools.Invoker sets it from the user's declaration): never from
+		// a command line, which may be a model's.
+		sb.Read = append(sb.Read, req.Read...)
 		sb.SessionCache = sb.SessionCache || req.SessionCache
 		sb.Network = sb.Network && req.Network && !p.Off
 		sb.DenyRead = append(sb.DenyRead, req.DenyRead...)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -204,6 +205,13 @@ func (iv *Invoker) runHook(ctx context.Context, inv *invalidation.Invocation, h 
 	execute := iv.Host.Exec
 	if h.Unsandboxed {
 		execute = iv.Host.ExecUnconfined
+	} else if p := hookScript(h.Command, iv.Host.Home()); p != "" {
+		// The sandbox shows the command a view of the machine in which
+		// a script outside the roots (~/.claude/hooks/check.sh) is
+		// absent: the user's declaration names it, so it is shown,
+		// read-only. The request keeps the Host's network and best
+		// effort as they are.
+		req.Sandbox = &host.ExecSandbox{Read: []string{p}, Network: true, BestEffort: true}
 	}
 	res, err := execute(invalidation.Without(ctx), req)
 	returned = true
@@ -312,4 +320,53 @@ func rawOrNull(m json.RawMessage) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return m
+}
+
+// hookScript returns what to show a sandboxed hook of its own files: the
+// directory of the script its command starts with ("/path/check.sh arg",
+// "'~/.claude/hooks/x.sh'"), or the script alone when that directory is
+// the home directory or holds it; "" when the command starts with no
+// such path (a program on PATH, a builtin, anything quoted in a way this
+// does not read).
+func hookScript(command, home string) string {
+	line := strings.TrimLeft(command, " \t")
+	var word string
+	switch {
+	case strings.HasPrefix(line, "'"):
+		end := strings.IndexByte(line[1:], '\'')
+		if end < 0 {
+			return ""
+		}
+		word = line[1 : 1+end]
+	case strings.HasPrefix(line, "\""):
+		end := strings.IndexByte(line[1:], '"')
+		if end < 0 {
+			return ""
+		}
+		word = line[1 : 1+end]
+		if strings.ContainsAny(word, "$`\\") {
+			return ""
+		}
+	default:
+		end := strings.IndexAny(line, " \t\n;&|<>()")
+		if end < 0 {
+			end = len(line)
+		}
+		word = line[:end]
+		if strings.ContainsAny(word, "$`\\'\"*?[") {
+			return ""
+		}
+	}
+	if strings.HasPrefix(word, "~/") && home != "" {
+		word = filepath.Join(home, word[2:])
+	}
+	if !filepath.IsAbs(word) {
+		return ""
+	}
+	word = filepath.Clean(word)
+	dir := filepath.Dir(word)
+	if dir == "/" || home != "" && (dir == home || strings.HasPrefix(home, dir+"/")) {
+		return word
+	}
+	return dir
 }

@@ -253,11 +253,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 			if sr.dir != nil {
 				cwd = openDirPath(sr.dir, sr.cwd)
 			}
-			script := ""
-			if len(cfg.Args) == 4 && cfg.Args[1] == "-c" && cfg.Args[2] == "--" {
-				script = commandScript(cfg.Args[3], home)
-			}
-			reads = allowListGrants(sb, tmp, cfg.Path, script, home, cwd)
+			reads = allowListGrants(sb, tmp, cfg.Path, home, cwd)
 		case lateGrants:
 			reads, _ = readGrants(sb.denyPaths(), false)
 		}
@@ -337,11 +333,7 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
 			rootFDs = cfg.WriteFDs
 		}
 		cwd := openDirPath(dir, sr.cwd)
-		script := ""
-		if len(cfg.Args) == 4 && cfg.Args[1] == "-c" && cfg.Args[2] == "--" {
-			script = commandScript(cfg.Args[3], sr.home)
-		}
-		if plan := planView(sr.sb, rootFDs, sr.tmp, cfg.Path, script, sr.home, cwd, sr.overlays); plan != nil {
+		if plan := planView(sr.sb, rootFDs, sr.tmp, cfg.Path, sr.home, cwd, sr.overlays); plan != nil {
 			plan.protect(sr.snap)
 			cfg.View, cfg.ViewCwd, cfg.ViewRequired = plan.ops, cwd, sr.required
 			cfg.Writes = append(cfg.Writes, plan.writes...)

@@ -57,6 +57,19 @@ func (v *viewPlan) covered(p string) bool {
 	return false
 }
 
+// nearHome reports whether showing d would show part of a home
+// directory (d is one, lies inside one, or holds one): a program or a
+// start directory there is not made visible for being named (the name
+// may be a model's); the toolchains are (DefaultReadHome).
+func nearHome(d string, homes ...string) bool {
+	for _, h := range homes {
+		if h != "" && h != "/" && (within(d, h) || within(h, d)) {
+			return true
+		}
+	}
+	return false
+}
+
 func within(p, dir string) bool {
 	return p == dir || dir == "/" || strings.HasPrefix(p, dir) && p[len(dir)] == '/'
 }
@@ -71,11 +84,10 @@ func (v *viewPlan) add(kind byte, path, src string) {
 // planView lists the view of a run of sb (see Sandbox): rootFDs are the
 // indices, in the message, of the roots' descriptors (nil: the roots
 // are bound by path), tmp the session's temporary directory, prog the
-// program, script the script a shell command line starts with ("" when
-// none), home the home directory the view shows and cwd the start
+// program, home the home directory the view shows and cwd the start
 // directory. It returns nil
 // when a root is "/" (the view would hide nothing).
-func planView(sb *Sandbox, rootFDs []int, tmp, prog, script, home, cwd string, overlays []cacheOverlay) *viewPlan {
+func planView(sb *Sandbox, rootFDs []int, tmp, prog, home, cwd string, overlays []cacheOverlay) *viewPlan {
 	for _, r := range sb.Roots {
 		if filepath.Clean(r) == "/" {
 			return nil
@@ -196,26 +208,17 @@ func planView(sb *Sandbox, rootFDs []int, tmp, prog, script, home, cwd string, o
 	}
 	// The start directory, read-only, when it lies outside the roots (a
 	// Host whose paths are Unrestricted).
-	if filepath.IsAbs(cwd) && !v.covered(cwd) {
+	if filepath.IsAbs(cwd) && !v.covered(cwd) && !nearHome(cwd, home, realHome) {
 		v.add(helper.ViewRead, cwd, "")
 	}
 	// The program itself, when it lies elsewhere (a tool built in a
-	// temporary directory), and so the script a shell command line starts
-	// with (a hook's ~/.claude/hooks/check.sh): its directory, read-only,
-	// or the file alone where the directory holds the home directory or a
-	// secret.
-	for _, p := range []string{prog, script} {
-		if !filepath.IsAbs(p) || v.covered(p) {
-			continue
+	// temporary directory). Not a script named in a shell command line:
+	// that line may be a model's, and would name a secret to show it (a
+	// hook's script comes as a Read path from the code that runs hooks).
+	if filepath.IsAbs(prog) && !v.covered(prog) {
+		if d := filepath.Dir(prog); d != "/" && !nearHome(d, home, realHome) {
+			v.add(helper.ViewRead, d, "")
 		}
-		d := filepath.Dir(p)
-		if d == "/" || within(home, d) || within(realHome, d) || holdsAny(d, sb.denyPaths()) {
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				v.add(helper.ViewRead, p, "")
-			}
-			continue
-		}
-		v.add(helper.ViewRead, d, "")
 	}
 
 	// The user's caches, read through a layer of the workspace's own.
@@ -437,66 +440,14 @@ func userCacheOverlays(layerRoot, home string) []cacheOverlay {
 	return out
 }
 
-// holdsAny reports whether one of paths lies beneath dir.
-func holdsAny(dir string, paths []string) bool {
-	for _, p := range paths {
-		if within(p, dir) {
-			return true
-		}
-	}
-	return false
-}
-
-// commandScript returns the absolute path of the file a shell command
-// line starts with ("/path/hook.sh arg", "'~/.claude/hooks/x.sh'"), or
-// "" when its first word is not such a path (a program found on PATH, a
-// builtin, an assignment, anything quoted in a way this does not read).
-func commandScript(line, home string) string {
-	line = strings.TrimLeft(line, " \t")
-	var word string
-	switch {
-	case strings.HasPrefix(line, "'"):
-		end := strings.IndexByte(line[1:], '\'')
-		if end < 0 {
-			return ""
-		}
-		word = line[1 : 1+end]
-	case strings.HasPrefix(line, "\""):
-		end := strings.IndexByte(line[1:], '"')
-		if end < 0 {
-			return ""
-		}
-		word = line[1 : 1+end]
-		if strings.ContainsAny(word, "$`\\") {
-			return ""
-		}
-	default:
-		end := strings.IndexAny(line, " \t\n;&|<>()")
-		if end < 0 {
-			end = len(line)
-		}
-		word = line[:end]
-		if strings.ContainsAny(word, "$`\\'\"*?[") {
-			return ""
-		}
-		if strings.HasPrefix(word, "~/") && home != "" {
-			word = filepath.Join(home, word[2:])
-		}
-	}
-	if !filepath.IsAbs(word) {
-		return ""
-	}
-	return filepath.Clean(word)
-}
-
 // allowListGrants are the read grants of a run without a view (the
 // kernel refused the namespaces; issue 22): the same list a view would
 // show, as Landlock rules, so that a secret no deny list names stays
 // unreadable there too. The home directory's git configuration is read
 // as it is (no view generates a harmless one), and /dev and /proc are
 // readable as on the host.
-func allowListGrants(sb *Sandbox, tmp, prog, script, home, cwd string) []readGrant {
-	plan := planView(sb, nil, tmp, prog, script, home, cwd, nil)
+func allowListGrants(sb *Sandbox, tmp, prog, home, cwd string) []readGrant {
+	plan := planView(sb, nil, tmp, prog, home, cwd, nil)
 	if plan == nil {
 		g, _ := readGrants(sb.denyPaths(), false)
 		return g
