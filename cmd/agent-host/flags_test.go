@@ -25,6 +25,7 @@ var everyCommand = map[string][]string{
 	"exec":         {"--", "echo ran"},
 	"hook":         nil,
 	"mcp":          nil,
+	"sandbox":      {"apparmor-profile"},
 }
 
 // TestEveryCommandIsListed: everyCommand covers every registered
