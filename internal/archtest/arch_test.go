@@ -70,6 +70,8 @@ func TestOnlyTheJailEvalSymlinks(t *testing.T) {
 		"host/exec/sandbox.go":                "the sandbox's deny list: the user's own secrets (home, Sandbox.DenyRead), resolved so that a secret behind a link is denied at its target too",
 		"host/exec/view_linux.go":             "a command's view: the system directories, the user's toolchains, caches and Read paths (the user's own), and a linked worktree's directories, which are believed only when the administrative directory outside the roots names the worktree back",
 		"host/exec/sandbox_linux.go":          "the home directory the view shows: the user's own",
+		"host/sandbox_check.go":               "CheckSandbox's own scratch directory, made by it in the temporary directory, canonicalized so that its Host's roots and the checks name the same paths",
+		"cmd/agent-host/sandbox.go":           "agent-host's own executable, resolved for the AppArmor profile's attachment path: the user's own install",
 		"host/walk/repo.go":                   "includeIf gitdir: matches the git directory's real name as git does; the name is matched against a pattern, never opened",
 	}
 	// bench/ holds benchmark programs, not the product: they resolve their
