@@ -21,7 +21,7 @@ func TestKilledRunPlantUndone(t *testing.T) {
 		// The child: plant, say so, and wait to be killed.
 		r := NewRunner(Limits{DefaultTimeout: time.Minute})
 		r.Exec(context.Background(), Request{Command: "echo 'touch \"$MARK\"' > .envrc && echo planted && sleep 60",
-			Cwd: ws, Stdout: os.Stdout, Sandbox: &Sandbox{Roots: []string{ws}, Home: os.Getenv("AGENTHOST_TEST_KILLED_HOME")}})
+			Cwd: ws, Stdout: os.Stdout, Sandbox: &Sandbox{Roots: []string{ws}, Home: os.Getenv("AGENTHOST_TEST_KILLED_HOME"), BestEffort: secondLayer()}})
 		os.Exit(0)
 	}
 	requireSandbox(t)
@@ -49,7 +49,7 @@ func TestKilledRunPlantUndone(t *testing.T) {
 
 	r := NewRunner(Limits{KillGrace: testKillGrace, DrainGrace: testDrainGrace})
 	defer r.Close()
-	out, err := r.Exec(context.Background(), Request{Command: "true", Cwd: ws, Sandbox: &Sandbox{Roots: []string{ws}, Home: home}})
+	out, err := r.Exec(context.Background(), Request{Command: "true", Cwd: ws, Sandbox: &Sandbox{Roots: []string{ws}, Home: home, BestEffort: secondLayer()}})
 	must(t, err)
 	absent(t, filepath.Join(ws, ".envrc"))
 	if !slices.Contains(out.Sandbox.Restored, filepath.Join(ws, ".envrc")) {
