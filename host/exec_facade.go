@@ -172,7 +172,7 @@ func (h *Host) SandboxMissing() []string {
 	if h.cfg.Sandbox.Off {
 		return nil
 	}
-	return hostexec.Missing(&ExecSandbox{})
+	return hostexec.Missing()
 }
 
 // SandboxPolicy returns the Host's policy for commands (Config.Sandbox).

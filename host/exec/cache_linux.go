@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,23 +32,9 @@ func workspaceCache(root *os.File, rootPath string, workTree func(string) bool) 
 	if workTree == nil || !workTree(rootPath) {
 		return ""
 	}
-	dfd := int(root.Fd())
-	for i, name := range []string{".agent-harness", "sandbox-cache"} {
-		mode := uint32(0o755)
-		if i == 1 {
-			mode = 0o700
-		}
-		if err := unix.Mkdirat(dfd, name, mode); err != nil && !errors.Is(err, unix.EEXIST) {
-			return ""
-		}
-		fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if i > 0 {
-			unix.Close(dfd)
-		}
-		if err != nil {
-			return ""
-		}
-		dfd = fd
+	dfd := openDirsNoFollow(int(root.Fd()), strings.Split(CacheDir, "/"), true, 0o755)
+	if dfd < 0 {
+		return ""
 	}
 	defer unix.Close(dfd)
 	if !ensureGitignore(dfd) {

@@ -24,36 +24,17 @@ type dirent struct {
 // openParent opens the directory holding rel, without following links,
 // and returns it with rel's last component. rel "" is the root itself
 // (name "").
-func openParent(root, rel string) (int, string, error) {
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, "", err
-	}
-	if rel == "" || rel == "." {
-		return fd, "", nil
-	}
-	parts := strings.Split(rel, "/")
-	for _, c := range parts[:len(parts)-1] {
-		if c == "" || c == "." || c == ".." {
-			unix.Close(fd)
-			return -1, "", unix.EINVAL
-		}
-		nfd, err := openatOwner(fd, c, unix.O_RDONLY|unix.O_DIRECTORY)
-		unix.Close(fd)
-		if err != nil {
-			return -1, "", err
-		}
-		fd = nfd
-	}
-	return fd, parts[len(parts)-1], nil
-}
+func openParent(root, rel string) (int, string, error) { return walkParent(root, rel, false) }
 
 // openParentMaking is openParent for a restore: a directory on the way
 // that is missing is made (0755), and one the command replaced by a link
 // or a file is replaced by a directory again, so that what is put back
 // lands where it was, never where a link points, and is never silently
 // dropped.
-func openParentMaking(root, rel string) (int, string, error) {
+func openParentMaking(root, rel string) (int, string, error) { return walkParent(root, rel, true) }
+
+// walkParent is openParent, and with mk openParentMaking.
+func walkParent(root, rel string, mk bool) (int, string, error) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, "", err
@@ -68,7 +49,7 @@ func openParentMaking(root, rel string) (int, string, error) {
 			return -1, "", unix.EINVAL
 		}
 		nfd, err := openatOwner(fd, c, unix.O_RDONLY|unix.O_DIRECTORY)
-		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+		if mk && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)) {
 			if rerr := removeAt(fd, c); rerr == nil {
 				if merr := unix.Mkdirat(fd, c, 0o755); merr == nil || errors.Is(merr, unix.EEXIST) {
 					nfd, err = openatOwner(fd, c, unix.O_RDONLY|unix.O_DIRECTORY)
@@ -82,6 +63,38 @@ func openParentMaking(root, rel string) (int, string, error) {
 		fd = nfd
 	}
 	return fd, parts[len(parts)-1], nil
+}
+
+// openDirsNoFollow opens, beneath dfd (which stays open), each of names
+// in turn, following no link, and with mk makes those that are missing
+// (the first with firstMode, the others 0700). It returns the last one's
+// descriptor, or -1 when a step fails: a link or a file in the way is
+// refused, never followed.
+func openDirsNoFollow(dfd int, names []string, mk bool, firstMode uint32) int {
+	cur := dfd
+	for i, name := range names {
+		mode := uint32(0o700)
+		if i == 0 {
+			mode = firstMode
+		}
+		if mk {
+			if err := unix.Mkdirat(cur, name, mode); err != nil && !errors.Is(err, unix.EEXIST) {
+				if cur != dfd {
+					unix.Close(cur)
+				}
+				return -1
+			}
+		}
+		fd, err := unix.Openat(cur, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if cur != dfd {
+			unix.Close(cur)
+		}
+		if err != nil {
+			return -1
+		}
+		cur = fd
+	}
+	return cur
 }
 
 // openNoFollow opens rel with flags (O_NOFOLLOW added).

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Missing returns, without running anything, the parts of sb this
+// Missing returns, without running anything, the parts of a sandbox this
 // system or program will not give, each with the reason and the fix, as
 // a run's Report.Missing would name them: the helper (SandboxMain not
 // called), Landlock, the seccomp filter, and the user namespaces that
@@ -13,7 +13,7 @@ import (
 // earlier refused start). A refusal no setting shows (Docker's seccomp
 // profile) is found by the first run. It is what a best-effort caller
 // says before the command starts.
-func Missing(sb *Sandbox) []string {
+func Missing() []string {
 	var out []string
 	if !helperInstalled.Load() || helperExe() == nil {
 		out = append(out, "helper: this program did not call exec.SandboxMain (host.SandboxMain) at the top of main")
@@ -25,10 +25,14 @@ func Missing(sb *Sandbox) []string {
 		out = append(out, "seccomp: no filter for this architecture")
 	}
 	if why := usernsRefused(); why != "" {
-		out = append(out, "namespaces: "+why+": no view (metadata outside the roots can change, /proc shows every process; Landlock still limits reads to the view's list and writes to the roots)")
+		out = append(out, "namespaces: "+why+": "+noViewMeans)
 	}
 	return out
 }
+
+// noViewMeans is what a run without namespaces lacks, and how to get
+// them back: a run's Report.Missing and Missing say it alike.
+const noViewMeans = "no view (Landlock still limits reads to the view's list and writes to the roots, but the command may change metadata outside the roots and sees every process in /proc), and plants are only undone after the run; on Ubuntu install the profile `agent-host sandbox apparmor-profile` prints, in Docker run with --security-opt seccomp=unconfined or a profile that allows clone(CLONE_NEWUSER), or run with --sandbox=best-effort"
 
 // usernsRefused says why this system refuses an unprivileged user
 // namespace, "" when nothing says it does.

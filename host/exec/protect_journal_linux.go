@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -53,31 +54,18 @@ type journal struct {
 // openJournalDir opens (making it when mk) the journal's directory
 // beneath root, following no link; -1 when it cannot.
 func openJournalDir(root string, mk bool) int {
-	dfd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	rfd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1
 	}
-	for _, name := range []string{".agent-harness", "journal"} {
-		if mk {
-			if err := unix.Mkdirat(dfd, name, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
-				unix.Close(dfd)
-				return -1
-			}
-		}
-		fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		unix.Close(dfd)
-		if err != nil {
-			return -1
-		}
-		dfd = fd
-	}
-	return dfd
+	defer unix.Close(rfd)
+	return openDirsNoFollow(rfd, strings.Split(journalDir, "/"), mk, 0o755)
 }
 
-// writeJournals writes each root's part of the baseline beneath it. A
-// root where it cannot (a link in the way, a read-only root, a run
-// inside another's view) keeps no journal.
-func (p *protectSnap) writeJournals() {
+// writeJournals writes each root's part of the baseline beneath it and
+// returns the roots where it could not (a link in the way, a read-only
+// root, a run inside another's view): those keep no journal.
+func (p *protectSnap) writeJournals() (failed []string) {
 	for i, root := range p.roots {
 		j := journal{Version: 1, Watch: p.watch[i]}
 		for k, e := range p.entries {
@@ -90,10 +78,12 @@ func (p *protectSnap) writeJournals() {
 		}
 		b, err := json.Marshal(j)
 		if err != nil {
+			failed = append(failed, root)
 			continue
 		}
 		dfd := openJournalDir(root, true)
 		if dfd < 0 {
+			failed = append(failed, root)
 			continue
 		}
 		ensureGitignore(dfd)
@@ -111,8 +101,12 @@ func (p *protectSnap) writeJournals() {
 				unix.Unlinkat(dfd, tmp, 0)
 			}
 		}
+		if err != nil {
+			failed = append(failed, root)
+		}
 		unix.Close(dfd)
 	}
+	return failed
 }
 
 // removeJournals removes the journals writeJournals wrote, and their
@@ -124,9 +118,16 @@ func (p *protectSnap) removeJournals() {
 			unix.Unlinkat(dfd, journalName, 0)
 			unix.Unlinkat(dfd, ".gitignore", 0)
 			unix.Close(dfd)
+			// The empty directories, each beneath a descriptor opened
+			// without following a link (a command may have put one at
+			// .agent-harness).
 			if rfd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
-				unix.Unlinkat(rfd, journalDir, unix.AT_REMOVEDIR)
-				unix.Unlinkat(rfd, filepath.Dir(journalDir), unix.AT_REMOVEDIR)
+				parts := strings.Split(journalDir, "/")
+				if hfd := openDirsNoFollow(rfd, parts[:1], false, 0); hfd >= 0 {
+					unix.Unlinkat(hfd, parts[1], unix.AT_REMOVEDIR)
+					unix.Close(hfd)
+					unix.Unlinkat(rfd, parts[0], unix.AT_REMOVEDIR)
+				}
 				unix.Close(rfd)
 			}
 		}

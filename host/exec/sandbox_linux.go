@@ -61,7 +61,8 @@ type sandboxRun struct {
 	sb                       *Sandbox
 	tmp                      string
 	home                     string
-	epoch                    uint64 // the Runner's zygote epoch when the run took or started its helper
+	deny                     []string // the deny list of this run (Sandbox.denyPaths), listed once
+	epoch                    uint64   // the Runner's zygote epoch when the run took or started its helper
 }
 
 // wrap turns cmd into a run of the helper when s asks for a sandbox, or
@@ -119,6 +120,14 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		return nil, fmt.Errorf("exec: sandbox temporary directory: %w", err)
 	}
 	sr.r, sr.exe, sr.dir, sr.cwd = r, *exe, s.dir, s.cwd
+	// The home directory the view shows and the second layer reads from.
+	sr.home = sb.Home
+	if sr.home == "" {
+		sr.home, _ = os.UserHomeDir()
+	}
+	if h, err := filepath.EvalSymlinks(sr.home); err == nil {
+		sr.home = h
+	}
 	cfg := &sr.cfg
 	*cfg = helper.Config{Path: cmd.Path, Args: cmd.Args, DirFD: -1, Stdio: [3]int{-1, -1, -1}, DrainGrace: r.limits.DrainGrace}
 	var reads []readGrant
@@ -174,7 +183,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		miss("seccomp", "no filter for this architecture: setuid bits, xattrs and unix sockets are not refused")
 	}
 	if nsBroken.Load() {
-		miss("namespaces", "this system refused a new user namespace: no view (Landlock still limits reads to the view's list and writes to the roots, but the command may change metadata outside the roots and sees every process in /proc), and plants are only undone after the run; on Ubuntu install the profile `agent-host sandbox apparmor-profile` prints, in Docker run with --security-opt seccomp=unconfined or a profile that allows clone(CLONE_NEWUSER), or run with --sandbox=best-effort")
+		miss("namespaces", "this system refused a new user namespace: "+noViewMeans)
 	} else {
 		sr.flags = uintptr(nsFlags)
 		if sb.Network {
@@ -186,13 +195,6 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		// run's view holds).
 		if !inOuterRun() {
 			sr.view, sr.sb, sr.tmp = true, sb, tmp
-			sr.home = sb.Home
-			if sr.home == "" {
-				sr.home, _ = os.UserHomeDir()
-			}
-			if h, err := filepath.EvalSymlinks(sr.home); err == nil {
-				sr.home = h
-			}
 			rep.Enforced = append(rep.Enforced, "mntns", "view")
 		}
 		if !sb.Network {
@@ -221,7 +223,23 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	)
 	if sr.view {
 		// The user's caches, read through a layer beside the others.
-		sr.overlays = userCacheOverlays(cache, sr.home)
+		// The cache's directory, reached as workspaceCache made it
+		// (beneath the root's descriptor) or the Runner's own.
+		var cfd int
+		if cache == filepath.Join(tmp, "cache") {
+			if tfd, err := unix.Open(tmp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+				cfd = openDirsNoFollow(tfd, []string{"cache"}, true, 0o700)
+				unix.Close(tfd)
+			} else {
+				cfd = -1
+			}
+		} else {
+			cfd = openDirsNoFollow(int(sr.roots[0].Fd()), strings.Split(CacheDir, "/"), false, 0)
+		}
+		sr.overlays = userCacheOverlays(cache, cfd, sr.home)
+		if cfd >= 0 {
+			unix.Close(cfd)
+		}
 		for _, o := range sr.overlays {
 			env = append(env, o.env+"="+o.lower)
 		}
@@ -239,30 +257,29 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	// that changed, counts for this one.
 	snap := sr.snap
 	noView := nsBroken.Load() // the second layer: no view, so Landlock reads from the view's list
-	home := sb.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	if h, err := filepath.EvalSymlinks(home); err == nil {
-		home = h
-	}
 	sr.late = func() {
+		// The deny list, listed once a run: the read grants and the
+		// view's masks both take it.
+		sr.deny = sb.denyPaths()
 		switch {
 		case lateGrants && noView:
 			cwd := sr.cwd
 			if sr.dir != nil {
 				cwd = openDirPath(sr.dir, sr.cwd)
 			}
-			reads = allowListGrants(sb, tmp, cfg.Path, home, cwd)
+			reads = allowListGrants(sb, sr.deny, tmp, cfg.Path, sr.home, cwd)
 		case lateGrants:
-			reads, _ = readGrants(sb.denyPaths(), false)
+			reads, _ = readGrants(sr.deny, false)
 		}
 		cfg.Reads = reads
 		// A run that died before its check left its journal: check
 		// against it first, as that run would have (protect_journal_linux.go).
 		sr.recovered, sr.recoverFailed = snap.recoverJournals()
 		snap.baseline()
-		snap.writeJournals()
+		if failed := snap.writeJournals(); len(failed) > 0 && !inOuterRun() {
+			// Inside another run the outer run's journal covers it.
+			rep.Missing = append(rep.Missing, "journal: no journal of the baseline beneath "+strings.Join(failed, ", ")+": were this process killed before its check, the next run would not undo what the command planted there")
+		}
 	}
 	rep.Enforced = append(rep.Enforced, "protect")
 	return sr, nil
@@ -333,7 +350,7 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
 			rootFDs = cfg.WriteFDs
 		}
 		cwd := openDirPath(dir, sr.cwd)
-		if plan := planView(sr.sb, rootFDs, sr.tmp, cfg.Path, sr.home, cwd, sr.overlays); plan != nil {
+		if plan := planView(sr.sb, sr.deny, rootFDs, sr.tmp, cfg.Path, sr.home, cwd, sr.overlays); plan != nil {
 			plan.protect(sr.snap)
 			cfg.View, cfg.ViewCwd, cfg.ViewRequired = plan.ops, cwd, sr.required
 			cfg.Writes = append(cfg.Writes, plan.writes...)

@@ -44,8 +44,8 @@ func (sr *sandboxRun) close()                           {}
 func (sr *sandboxRun) confined() bool                   { return false }
 func (sr *sandboxRun) start(*osexec.Cmd) (*proc, error) { return nil, nil }
 
-// Missing returns the parts of sb this system will not give: on this
-// platform, the confinement itself.
-func Missing(sb *Sandbox) []string {
+// Missing returns the parts of a sandbox this system will not give: on
+// this platform, the confinement itself.
+func Missing() []string {
 	return []string{"sandbox: commands are not confined on this operating system yet (only the environment is scrubbed)"}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/agenthost/agenthost/host/exec/internal/helper"
+
+	"golang.org/x/sys/unix"
 )
 
 // viewSystemDirs are the entries of "/" a command's view holds (those
@@ -81,13 +83,14 @@ func (v *viewPlan) add(kind byte, path, src string) {
 	}
 }
 
-// planView lists the view of a run of sb (see Sandbox): rootFDs are the
+// planView lists the view of a run of sb (see Sandbox), whose deny list
+// is deny (Sandbox.denyPaths): rootFDs are the
 // indices, in the message, of the roots' descriptors (nil: the roots
 // are bound by path), tmp the session's temporary directory, prog the
 // program, home the home directory the view shows and cwd the start
 // directory. It returns nil
 // when a root is "/" (the view would hide nothing).
-func planView(sb *Sandbox, rootFDs []int, tmp, prog, home, cwd string, overlays []cacheOverlay) *viewPlan {
+func planView(sb *Sandbox, deny []string, rootFDs []int, tmp, prog, home, cwd string, overlays []cacheOverlay) *viewPlan {
 	for _, r := range sb.Roots {
 		if filepath.Clean(r) == "/" {
 			return nil
@@ -240,7 +243,7 @@ func planView(sb *Sandbox, rootFDs []int, tmp, prog, home, cwd string, overlays 
 	for _, p := range journalPaths(sb.Roots) {
 		v.ops = append(v.ops, helper.ViewOp{Kind: helper.ViewMask, Path: p, FD: -1})
 	}
-	for _, p := range sb.denyPaths() {
+	for _, p := range deny {
 		if v.covered(p) && !v.inRoot(sb, p) {
 			v.ops = append(v.ops, helper.ViewOp{Kind: helper.ViewMask, Path: p, FD: -1})
 		}
@@ -388,10 +391,13 @@ type cacheOverlay struct{ env, lower, layer string }
 // userCacheOverlays returns the layers over the user's caches that
 // exist: Go's build and module caches, npm's and pip's, with their
 // layers beneath layerRoot (the workspace's cache, or the session's
-// temporary directory). The user's own caches, which their unsandboxed
+// temporary directory), whose directory is open as layerFD. The user's own caches, which their unsandboxed
 // builds trust, are never written: a command that poisons an object file
 // poisons only its layer.
-func userCacheOverlays(layerRoot, home string) []cacheOverlay {
+func userCacheOverlays(layerRoot string, layerFD int, home string) []cacheOverlay {
+	if layerFD < 0 {
+		return nil
+	}
 	cacheHome, _ := os.UserCacheDir()
 	gocache := os.Getenv("GOCACHE")
 	if gocache == "" && cacheHome != "" {
@@ -435,6 +441,13 @@ func userCacheOverlays(layerRoot, home string) []cacheOverlay {
 		if strings.ContainsAny(lower+layer, ",:\\") {
 			continue
 		}
+		// The layer's directories are made here, beneath the cache's
+		// descriptor and following no link: a command that left a link
+		// at layers/go-build (it may write the cache) gets no layer there,
+		// rather than an overlay that writes where the link points.
+		if !makeLayer(layerFD, c.name) {
+			continue
+		}
 		out = append(out, cacheOverlay{env: c.env, lower: lower, layer: layer})
 	}
 	return out
@@ -446,10 +459,10 @@ func userCacheOverlays(layerRoot, home string) []cacheOverlay {
 // unreadable there too. The home directory's git configuration is read
 // as it is (no view generates a harmless one), and /dev and /proc are
 // readable as on the host.
-func allowListGrants(sb *Sandbox, tmp, prog, home, cwd string) []readGrant {
-	plan := planView(sb, nil, tmp, prog, home, cwd, nil)
+func allowListGrants(sb *Sandbox, deny []string, tmp, prog, home, cwd string) []readGrant {
+	plan := planView(sb, deny, nil, tmp, prog, home, cwd, nil)
 	if plan == nil {
-		g, _ := readGrants(sb.denyPaths(), false)
+		g, _ := readGrants(deny, false)
 		return g
 	}
 	var out []readGrant
@@ -474,4 +487,17 @@ func allowListGrants(sb *Sandbox, tmp, prog, home, cwd string) []readGrant {
 		add(p)
 	}
 	return out
+}
+
+// makeLayer makes layers/name/upper and layers/name/work beneath dfd,
+// following no link; it reports whether both are there.
+func makeLayer(dfd int, name string) bool {
+	for _, d := range []string{"upper", "work"} {
+		fd := openDirsNoFollow(dfd, []string{"layers", name, d}, true, 0o700)
+		if fd < 0 {
+			return false
+		}
+		unix.Close(fd)
+	}
+	return true
 }
