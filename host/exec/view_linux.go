@@ -398,7 +398,16 @@ func userCacheOverlays(layerRoot string, layerFD int, home string) []cacheOverla
 	if layerFD < 0 {
 		return nil
 	}
-	cacheHome, _ := os.UserCacheDir()
+	// os.UserCacheDir, but of the home directory the run shows (a Host
+	// given a Home of its own, a test's, reads that home's caches, not
+	// the process's).
+	cacheHome := os.Getenv("XDG_CACHE_HOME")
+	if !filepath.IsAbs(cacheHome) {
+		cacheHome = ""
+		if home != "" {
+			cacheHome = filepath.Join(home, ".cache")
+		}
+	}
 	gocache := os.Getenv("GOCACHE")
 	if gocache == "" && cacheHome != "" {
 		gocache = filepath.Join(cacheHome, "go-build")
