@@ -68,13 +68,22 @@ func openJournalDir(root string, mk bool) int {
 func (p *protectSnap) writeJournals() (failed []string) {
 	for i, root := range p.roots {
 		j := journal{Version: 1, Watch: p.watch[i]}
+		size := 0
 		for k, e := range p.entries {
 			idx, rel := splitKey(k)
 			if idx != i {
 				continue
 			}
+			size += len(rel) + len(e.link) + len(e.data)
 			j.Entries = append(j.Entries, journalEntry{Rel: rel, Mode: uint32(e.mode), Link: e.link, Data: e.data,
 				Big: e.big, Stamp: e.stamp, GitConfig: e.gitConfig})
+		}
+		// A root whose protected files add up past what a journal is
+		// read back at (base64 makes them a third larger) keeps none:
+		// said, not written for nothing at every run.
+		if size > maxJournalBytes/2 {
+			failed = append(failed, root)
+			continue
 		}
 		b, err := json.Marshal(j)
 		if err != nil {
