@@ -86,7 +86,7 @@ func (h *Host) CheckSandbox(ctx context.Context) (SandboxReport, error) {
 	st, serr := os.Stat(victim)
 	b, _ := os.ReadFile(victim)
 	held("no-write-outside", err == nil && serr == nil && string(b) == "outside\n" && st.Mode().Perm() == 0o644 && st.ModTime().Year() > 2001,
-		"a command changed a file outside the roots", "needs Landlock (Linux 5.13+) and, for metadata, user namespaces")
+		"a command changed a file outside the roots", "needs Landlock (Linux 5.13+) and, for metadata, user namespaces or a seccomp filter with user notification (Linux 5.0+)")
 
 	// Secrets, listed (.ssh) and not (.pgpass).
 	o, err = run("cat " + shq(secrets[0]) + " " + shq(secrets[1]) + " 2>/dev/null; true")

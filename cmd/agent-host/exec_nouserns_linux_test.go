@@ -70,7 +70,7 @@ func TestSandboxCheck(t *testing.T) {
 	if ee == nil || ee.ExitCode() != 1 {
 		t.Errorf("sandbox check without user namespaces: want exit 1, got %v\n%s", err, out)
 	}
-	for _, want := range []string{"MISSING layer: namespaces", "MISSING no-outside-process", "ok      no-network", "ok      no-secret-read", "ok      no-daemon-left", "ok      no-plant"} {
+	for _, want := range []string{"MISSING layer: namespaces", "MISSING no-outside-process", "ok      no-write-outside", "ok      no-network", "ok      no-secret-read", "ok      no-daemon-left", "ok      no-plant"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("sandbox check without user namespaces: no %q in\n%s", want, out)
 		}

@@ -200,7 +200,7 @@ func TestHelperAttacksAsNobody(t *testing.T) {
 		// The view (view_attacks_linux_test.go): an ordinary user's
 		// helper must still build it (its capabilities in its namespace
 		// come through the exec as ambient ones).
-		"TestViewSecretsAbsent", "TestViewMetadataOutsideRefused", "TestViewProcShowsNoOutsideProcess",
+		"TestViewSecretsAbsent", "TestMetadataOutsideRefused", "TestViewProcShowsNoOutsideProcess",
 		"TestViewProtectedRefusedAtWrite", "TestViewProtectedParentSwapped", "TestViewSharedTmpAbsent",
 		"TestViewLinkedWorktree", "TestViewForgedWorktree"}
 	cmd := osexec.CommandContext(ctx, exe, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.v", "-test.count", "1")

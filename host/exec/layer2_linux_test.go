@@ -146,7 +146,8 @@ func TestAttacksWithoutUserNamespaces(t *testing.T) {
 	// TestSandboxAttacks' plants and the two tests after it exercise here.
 	names := []string{"TestSandboxAttacks", "TestSandboxStillWorks", "TestSandboxDeniesMoreSecrets",
 		"TestSandboxScrubsMoreEnv", "TestHelperUnreachable", "TestHelperSignals",
-		"TestSandboxNoCapabilities", "TestSandboxNoUnixSockets", "TestGitDirLinksRemoved", "TestKilledRunPlantUndone"}
+		"TestSandboxNoCapabilities", "TestSandboxNoUnixSockets", "TestGitDirLinksRemoved", "TestKilledRunPlantUndone",
+		"TestMetadataOutsideRefused"}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	cmd := osexec.CommandContext(ctx, "unshare", "--user", "--map-root-user", "sh", "-c",

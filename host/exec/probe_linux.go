@@ -32,7 +32,7 @@ func Missing() []string {
 
 // noViewMeans is what a run without namespaces lacks, and how to get
 // them back: a run's Report.Missing and Missing say it alike.
-const noViewMeans = "no view (Landlock still limits reads to the view's list and writes to the roots, but the command may change metadata outside the roots and sees every process in /proc), and plants are only undone after the run; on Ubuntu install the profile `agent-host sandbox apparmor-profile` prints, in Docker run with --security-opt seccomp=unconfined or a profile that allows clone(CLONE_NEWUSER), or run with --sandbox=best-effort"
+const noViewMeans = "no view (Landlock still limits reads to the view's list and writes to the roots, and the helper refuses chmod, chown and utimes outside the roots, but the command sees every process in /proc), and plants are only undone after the run; on Ubuntu install the profile `agent-host sandbox apparmor-profile` prints, in Docker run with --security-opt seccomp=unconfined or a profile that allows clone(CLONE_NEWUSER), or run with --sandbox=best-effort"
 
 // usernsRefused says why this system refuses an unprivileged user
 // namespace, "" when nothing says it does.

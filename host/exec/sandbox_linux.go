@@ -487,7 +487,7 @@ func (sr *sandboxRun) close() {
 }
 
 // viewFlags moves what the helper reported of the view (helper.ViewFailed,
-// helper.ViewHostProc) into the report.
+// helper.ViewHostProc, helper.MetaUnsupervised) into the report.
 func (sr *sandboxRun) viewFlags(f uint32) {
 	rep := sr.report
 	drop := func(part string) {
@@ -501,6 +501,9 @@ func (sr *sandboxRun) viewFlags(f uint32) {
 	if f&helper.ViewFailed != 0 {
 		drop("view")
 		rep.Missing = append(rep.Missing, "view: the helper could not build the command's view (mount namespace); Landlock and seccomp alone confined it")
+	}
+	if f&helper.MetaUnsupervised != 0 {
+		rep.Missing = append(rep.Missing, "metadata: without a view, the helper could not supervise chmod, chown and utimes (seccomp user notification); the command could change them outside the roots")
 	}
 	if f&helper.ViewHostProc != 0 {
 		rep.Missing = append(rep.Missing, "proc: a /proc of the command's own PID namespace could not be mounted; it saw the host's, read-only")

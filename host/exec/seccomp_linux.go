@@ -12,9 +12,10 @@ import (
 //     openat, creat, mknod or mknodat (EPERM); openat2, whose mode the
 //     filter cannot read, fails with ENOSYS and callers fall back to
 //     openat;
-//   - every extended attribute write (EOPNOTSUPP, which cp -a and tar take
-//     as "not supported here"), for a file capability is a setuid bit by
-//     another name;
+//   - every extended attribute write or removal (EOPNOTSUPP, which cp -a
+//     and tar take as "not supported here"), for a file capability is a
+//     setuid bit by another name, and a removal outside the roots
+//     (a security label, an ACL) is a change Landlock does not see;
 //   - io_uring (ENOSYS), whose operations no filter sees;
 //   - socket(AF_UNIX, ...) (EACCES), with Sandbox.Network too: a unix
 //     socket file of a process outside (an ssh-agent, a session bus,
@@ -58,6 +59,10 @@ func seccompRules(network, netns bool) []scRule {
 		{nr: unix.SYS_LSETXATTR, arg: -1, errno: unix.EOPNOTSUPP},
 		{nr: unix.SYS_FSETXATTR, arg: -1, errno: unix.EOPNOTSUPP},
 		{nr: unix.SYS_SETXATTRAT, arg: -1, errno: unix.EOPNOTSUPP},
+		{nr: unix.SYS_REMOVEXATTR, arg: -1, errno: unix.EOPNOTSUPP},
+		{nr: unix.SYS_LREMOVEXATTR, arg: -1, errno: unix.EOPNOTSUPP},
+		{nr: unix.SYS_FREMOVEXATTR, arg: -1, errno: unix.EOPNOTSUPP},
+		{nr: unix.SYS_REMOVEXATTRAT, arg: -1, errno: unix.EOPNOTSUPP},
 		{nr: unix.SYS_IO_URING_SETUP, arg: -1, errno: unix.ENOSYS},
 		{nr: unix.SYS_IO_URING_ENTER, arg: -1, errno: unix.ENOSYS},
 		{nr: unix.SYS_IO_URING_REGISTER, arg: -1, errno: unix.ENOSYS},

@@ -6,6 +6,7 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -71,23 +72,47 @@ func TestViewSecretsAbsent(t *testing.T) {
 	}
 }
 
-func TestViewMetadataOutsideRefused(t *testing.T) {
+// TestMetadataOutsideRefused: chmod, chown, utimes and xattr removal of
+// files outside the roots fail at the call, in both layers: the view's
+// read-only mounts refuse them (EROFS), and without a view the helper's
+// supervision of those calls (internal/helper/meta_linux.go) does (EPERM),
+// through a link in the workspace, a descriptor of a readable file or a
+// directory descriptor too. The same calls on the workspace still work.
+func TestMetadataOutsideRefused(t *testing.T) {
 	f := newSBFixture(t)
-	requireView(t)
+	if !secondLayer() {
+		requireView(t)
+	}
 	key := filepath.Join(f.home, ".ssh", "key")
 	must(t, os.Chmod(key, 0o600))
 	other := filepath.Join(f.other, "file")
 	old := time.Unix(1_000_000_000, 0)
 	must(t, os.Chtimes(other, old, old))
-	// A file in the system directories the command can see: writable
-	// for root outside, so only the view's read-only mount stops it.
+	must(t, os.Symlink(other, filepath.Join(f.ws, "to-other")))
+	// A file in the system directories the command can read: writable
+	// for root outside, so only the view's read-only mount or the
+	// supervision stops it.
 	sys := f.etcFile
 	cmds := []string{
 		"chmod 644 " + key, "chmod 777 " + other, "touch " + other, "truncate -s 0 " + other,
-		"chmod 777 " + sys + " 2>&1; touch " + sys + " 2>&1; truncate -s 0 " + sys + " 2>&1",
+		"chmod 777 to-other", "touch to-other", "chown $(id -u):$(id -g) to-other",
+		"touch -d 2001-01-01 " + other, "chmod 777 " + f.other,
+	}
+	if sys != "" {
+		cmds = append(cmds, "chmod 777 "+sys+" 2>&1; touch "+sys+" 2>&1; truncate -s 0 "+sys+" 2>&1; chown 1:1 "+sys+" 2>&1")
 	}
 	if f.python != "" {
 		cmds = append(cmds, `"$PY" -c 'import os,sys; os.utime(sys.argv[1], (0, 0))' `+other)
+		if sys != "" {
+			// Through descriptors: the file opened for reading, then
+			// fchmod, fchown, futimens; and through a directory's.
+			cmds = append(cmds,
+				`"$PY" -c 'import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.fchmod(fd, 0o777)' `+sys,
+				`"$PY" -c 'import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.fchown(fd, 1, 1)' `+sys,
+				`"$PY" -c 'import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.utime(fd, (0, 0))' `+sys,
+				`"$PY" -c 'import os,sys; d=os.open(os.path.dirname(sys.argv[1]), os.O_PATH); os.chmod(os.path.basename(sys.argv[1]), 0o777, dir_fd=d)' `+sys,
+				`"$PY" -c 'import os,sys; os.removexattr(sys.argv[1], "user.x")' `+sys)
+		}
 	}
 	for _, c := range cmds {
 		out := f.run(t, c)
@@ -101,15 +126,45 @@ func TestViewMetadataOutsideRefused(t *testing.T) {
 	if st.Mode().Perm() != 0o644 || !st.ModTime().Equal(old) || st.Size() == 0 {
 		t.Errorf("%s changed: mode %v, time %v, size %d", other, st.Mode(), st.ModTime(), st.Size())
 	}
+	if st, err := os.Stat(f.other); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("%s: mode changed: %v %v", f.other, st.Mode(), err)
+	}
 	if sys != "" {
 		st, err := os.Stat(sys)
 		must(t, err)
-		if st.Mode().Perm() == 0o777 || st.Size() == 0 {
-			t.Errorf("%s changed: mode %v, size %d", sys, st.Mode(), st.Size())
+		sst := st.Sys().(*syscall.Stat_t)
+		if st.Mode().Perm() == 0o777 || st.Size() == 0 || sst.Uid == 1 || st.ModTime().Unix() == 0 {
+			t.Errorf("%s changed: mode %v, size %d, owner %d, time %v", sys, st.Mode(), st.Size(), sst.Uid, st.ModTime())
 		}
 		out := f.run(t, "chmod 777 "+sys)
-		if !strings.Contains(out.Stderr, "Read-only file system") {
-			t.Errorf("chmod of a system file: want EROFS at the call, got %q", out.Stderr)
+		want := "Read-only file system"
+		if secondLayer() {
+			want = "Operation not permitted"
+		}
+		if !strings.Contains(out.Stderr, want) {
+			t.Errorf("chmod of a system file: want %q at the call, got %q", want, out.Stderr)
+		}
+	}
+
+	// The same calls on the workspace work, through a link in it too.
+	must(t, os.WriteFile(filepath.Join(f.ws, "script.sh"), []byte("#!/bin/sh\necho ran\n"), 0o644))
+	must(t, os.Symlink("script.sh", filepath.Join(f.ws, "to-script")))
+	out := f.run(t, "chmod +x to-script && ./script.sh && touch -d 2001-01-01 script.sh && touch -h to-script && chown $(id -u):$(id -g) script.sh && echo ok")
+	if !strings.Contains(out.Stdout, "ran") || !strings.Contains(out.Stdout, "ok") {
+		t.Fatalf("metadata in the workspace: %+v", out)
+	}
+	st, err = os.Stat(filepath.Join(f.ws, "script.sh"))
+	must(t, err)
+	if st.Mode().Perm()&0o111 == 0 || st.ModTime().Year() != 2001 {
+		t.Errorf("script.sh: mode %v, time %v: the workspace's chmod or touch did not happen", st.Mode(), st.ModTime())
+	}
+	if f.python != "" {
+		out := f.run(t, `"$PY" -c 'import os; fd=os.open("script.sh", os.O_RDONLY); os.fchmod(fd, 0o700); os.utime(fd, (5, 5)); d=os.open(".", os.O_PATH); os.chmod("script.sh", 0o750, dir_fd=d); print("fd ok")'`)
+		if !strings.Contains(out.Stdout, "fd ok") {
+			t.Errorf("descriptor calls in the workspace: %+v", out)
+		}
+		if st, err := os.Stat(filepath.Join(f.ws, "script.sh")); err != nil || st.Mode().Perm() != 0o750 {
+			t.Errorf("script.sh after the descriptor calls: %v %v", st.Mode(), err)
 		}
 	}
 }

@@ -169,6 +169,16 @@ func serve(sock int) int {
 			viewFlags = ViewFailed
 		}
 	}
+	// Without a view, chmod, chown and utimes outside the roots are
+	// refused by the helper's supervision of those calls (meta_linux.go).
+	// Its writable directories are opened before Landlock closes the
+	// roots' descriptors.
+	var sup *supervisor
+	if !viewMade && cfg.Landlock && len(cfg.Seccomp) > 0 {
+		if sup = newSupervisor(cfg); sup == nil {
+			viewFlags |= MetaUnsupervised
+		}
+	}
 	if cfg.DirFD >= 0 {
 		if !viewMade {
 			if err := syscall.Fchdir(cfg.DirFD); err != nil {
@@ -190,6 +200,15 @@ func serve(sock int) int {
 			return fail("seccomp", err)
 		}
 	}
+	if sup != nil {
+		// EBUSY: a filter above already has a listener (a run nested in
+		// a sandboxed command without namespaces); that outer helper's
+		// supervision, to its own roots, still holds.
+		if err := sup.install(); err != nil {
+			sup = nil
+			viewFlags |= MetaUnsupervised
+		}
+	}
 	files := []uintptr{0, 1, 2}
 	for i, fd := range cfg.Stdio {
 		if fd >= 0 {
@@ -204,6 +223,9 @@ func serve(sock int) int {
 		return fail("start "+cfg.Path, err)
 	}
 	go endWithParent(sock)
+	if sup != nil {
+		go sup.serve()
+	}
 	// The helper no longer needs the command's descriptors: EOF then
 	// tells the parent that the command's tree let go of the output
 	// pipes.

@@ -60,6 +60,10 @@ const (
 	// ViewNoStartDir: the start directory could not be found in the
 	// view (moved since the jail opened it); nothing was started.
 	ViewNoStartDir
+	// MetaUnsupervised: no view, and the metadata supervision
+	// (meta_linux.go) could not be installed either: chmod, chown and
+	// utimes were not confined to the roots.
+	MetaUnsupervised
 )
 
 // The view's system calls are made raw (no entersyscall): the helper's
