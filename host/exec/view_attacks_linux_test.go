@@ -498,3 +498,59 @@ func TestViewCommandLineShowsNothing(t *testing.T) {
 		t.Errorf("naming a secret in the command line showed it:\n%s", out.Stdout)
 	}
 }
+
+// TestMetadataLinkSwapRace: while a command chmods and touches a link in
+// the workspace in a loop, the test swaps the link between a file of the
+// workspace and a file outside: the outside file's mode and time never
+// change (the supervision acts on the object it checked, not on a path
+// looked up again), in both layers.
+func TestMetadataLinkSwapRace(t *testing.T) {
+	f := newSBFixture(t)
+	if !secondLayer() {
+		requireView(t)
+	}
+	outside := filepath.Join(f.other, "file")
+	old := time.Unix(1_000_000_000, 0)
+	must(t, os.Chmod(outside, 0o600))
+	must(t, os.Chtimes(outside, old, old))
+	inside := filepath.Join(f.ws, "inside")
+	must(t, os.WriteFile(inside, []byte("in\n"), 0o600))
+	link := filepath.Join(f.ws, "link")
+	must(t, os.Symlink(inside, link))
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tmp := link + ".new"
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			target := inside
+			if i%2 == 1 {
+				target = outside
+			}
+			os.Remove(tmp)
+			if os.Symlink(target, tmp) == nil {
+				os.Rename(tmp, link)
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}()
+	out := f.run(t, `i=0; while [ $i -lt 100 ]; do chmod 666 link 2>/dev/null; touch link 2>/dev/null; i=$((i+1)); done; echo done`)
+	close(stop)
+	<-done
+	if !strings.Contains(out.Stdout, "done") {
+		t.Fatalf("the loop did not run: %+v", out)
+	}
+	st, err := os.Stat(outside)
+	must(t, err)
+	if st.Mode().Perm() != 0o600 || !st.ModTime().Equal(old) {
+		t.Errorf("%s changed through a swapped link: mode %v, time %v", outside, st.Mode(), st.ModTime())
+	}
+	if st, err := os.Stat(inside); err == nil && st.Mode().Perm() != 0o666 {
+		t.Logf("the workspace file was never reached (mode %v): the swaps may have been too fast", st.Mode())
+	}
+}
