@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -9,8 +10,16 @@ import (
 // TestMain runs the sandbox helper when the test binary is started as
 // one (SandboxMain), and fails the run if any test leaves a goroutine
 // behind: every reader, waiter and timer of a run must be gone when the
-// run returns.
+// run returns. Started by TestLandlockRefused with
+// AGENTHOST_TEST_NOLANDLOCK set, it first refuses Landlock to itself and
+// every process it starts (refuseLandlock), as a kernel without it would.
 func TestMain(m *testing.M) {
+	if os.Getenv("AGENTHOST_TEST_NOLANDLOCK") != "" {
+		if err := refuseLandlock(); err != nil {
+			os.Stderr.WriteString("refusing Landlock: " + err.Error() + "\n")
+			os.Exit(2)
+		}
+	}
 	SandboxMain()
 	goleak.VerifyTestMain(m)
 }

@@ -15,8 +15,8 @@ import (
 // says before the command starts.
 func Missing() []string {
 	var out []string
-	if !helperInstalled.Load() || helperExe() == nil {
-		out = append(out, "helper: this program did not call exec.SandboxMain (host.SandboxMain) at the top of main")
+	if why := helperUnavailable(); why != "" {
+		out = append(out, "helper: "+why)
 	}
 	if landlockABI() == 0 {
 		out = append(out, "landlock: the kernel has no Landlock (Linux 5.13 or newer, with landlock in lsm=)")

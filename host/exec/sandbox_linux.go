@@ -74,8 +74,8 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 			return nil, nil
 		}
 		exe := helperExe()
-		if !helperInstalled.Load() || exe == nil {
-			return nil, fmt.Errorf("%w: /proc/self/fd is missing and the sandbox helper is not installed (call exec.SandboxMain at the top of main)", ErrNoStartDir)
+		if why := helperUnavailable(); why != "" {
+			return nil, fmt.Errorf("%w: /proc/self/fd is missing and %s", ErrNoStartDir, why)
 		}
 		cfg := helper.Config{Path: cmd.Path, Args: cmd.Args, DirFD: 3}
 		cmd.Path, cmd.Args, cmd.Dir = helperPath(*exe), cfg.Argv(), ""
@@ -95,15 +95,15 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	rep.Enforced = append(rep.Enforced, "env")
 
 	exe := helperExe()
-	if !helperInstalled.Load() || exe == nil {
-		miss("helper", "this program did not call exec.SandboxMain (host.SandboxMain) at the top of main, so nothing can confine the command: call it first thing in main, or in TestMain")
+	if why := helperUnavailable(); why != "" {
+		miss("helper", why+", so nothing can confine the command")
 		if sb.strict() {
 			return nil, missingError(missing)
 		}
 		if s.dir != nil && !haveProcFD() {
 			// Unconfined, it would start by the directory's path,
 			// which a swap could redirect.
-			return nil, fmt.Errorf("%w: /proc/self/fd is missing and the sandbox helper is not installed (call exec.SandboxMain at the top of main)", ErrNoStartDir)
+			return nil, fmt.Errorf("%w: /proc/self/fd is missing and %s", ErrNoStartDir, helperUnavailable())
 		}
 		rep.Missing = missing
 		cmd.Env = append(base, s.env...)
@@ -389,6 +389,20 @@ var helperExe = sync.OnceValue(func() *string {
 	}
 	return &exe
 })
+
+// helperUnavailable says why no helper can be started ("" when one can):
+// SandboxMain was not called, or this program's executable cannot be
+// found (os.Executable reads /proc/self/exe, which a missing /proc
+// hides).
+func helperUnavailable() string {
+	switch {
+	case !helperInstalled.Load():
+		return "this program did not call exec.SandboxMain (host.SandboxMain) at the top of main: call it first thing in main, or in TestMain"
+	case helperExe() == nil:
+		return "this program's executable cannot be found to start the sandbox helper (/proc/self/exe is missing: mount /proc)"
+	}
+	return ""
+}
 
 // helperPath is the file to run as the helper: /proc/self/exe, which is
 // this program's image even when its file was replaced or removed since it

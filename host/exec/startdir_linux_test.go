@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -260,4 +261,92 @@ func TestRestoreFailureIsAnError(t *testing.T) {
 		t.Errorf("failures: %v", failed)
 	}
 	absent(t, hook)
+}
+
+// TestStartDirProcTmpfs (issue 22): with /proc covered by an empty tmpfs
+// in a private mount namespace, while a goroutine swaps the start
+// directory with a link to outside, no run starts outside: unsandboxed,
+// sandboxed by default and best effort. A run may be refused
+// (ErrNoStartDir, ErrNoSandbox); none may start in the wrong directory.
+func TestStartDirProcTmpfs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipped: mounting over /proc needs root")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := osexec.CommandContext(ctx, "unshare", "--mount", "--propagation", "private", "sh", "-c",
+		`mount -t tmpfs none /proc && exec "$@"`, "sh",
+		os.Args[0], "-test.run", "^TestStartDirProcTmpfsInner$", "-test.v", "-test.count", "1")
+	cmd.Env = append(os.Environ(), "AGENTHOST_TEST_PROCTMPFS=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil && strings.Contains(string(out), "mount:") {
+		t.Skipf("skipped: cannot cover /proc here: %s", out)
+	}
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestStartDirProcTmpfsInner") {
+		t.Fatalf("with /proc an empty tmpfs: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
+
+func TestStartDirProcTmpfsInner(t *testing.T) {
+	if os.Getenv("AGENTHOST_TEST_PROCTMPFS") == "" {
+		t.Skip("run by TestStartDirProcTmpfs")
+	}
+	if _, err := os.Stat("/proc/self"); err == nil {
+		t.Fatal("/proc is not covered: the test would prove nothing")
+	}
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	ws, out := filepath.Join(base, "ws"), filepath.Join(base, "out")
+	must(t, os.MkdirAll(filepath.Join(ws, "d"), 0o755))
+	must(t, os.MkdirAll(out, 0o755))
+	must(t, os.Symlink(out, filepath.Join(ws, "l")))
+	r := testRunner()
+	defer r.Close()
+	fd, err := unix.Open(ws, unix.O_PATH|unix.O_DIRECTORY, 0)
+	must(t, err)
+	defer unix.Close(fd)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			unix.Renameat2(fd, "d", fd, "l", unix.RENAME_EXCHANGE)
+		}
+	}()
+	defer func() { close(stop); wg.Wait() }()
+	modes := map[string]*Sandbox{
+		"unsandboxed": nil,
+		"default":     {Roots: []string{ws}, Home: base},
+		"best effort": {Roots: []string{ws}, Home: base, BestEffort: true},
+	}
+	for name, sb := range modes {
+		started, nrefused, refused := 0, 0, map[string]int{}
+		for i := 0; i < 20000 && started+nrefused < 40 && started < 20; i++ {
+			d, err := os.OpenFile(filepath.Join(ws, "d"), os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+			if err != nil {
+				continue
+			}
+			o, err := r.Exec(context.Background(), Request{Command: "pwd -P", Cwd: filepath.Join(ws, "d"), Dir: d, Sandbox: sb})
+			d.Close()
+			if err != nil {
+				refused[err.Error()]++
+				nrefused++
+				continue
+			}
+			started++
+			if got := strings.TrimSpace(o.Stdout); !strings.HasPrefix(got, ws+"/") {
+				t.Errorf("%s: a run started in %q, outside the workspace (stderr %q)", name, got, o.Stderr)
+			}
+		}
+		t.Logf("%s: %d started, refused: %v", name, started, refused)
+		if started == 0 && len(refused) == 0 {
+			t.Errorf("%s: no run was tried", name)
+		}
+	}
 }
