@@ -42,6 +42,38 @@ func refuseLandlock() error {
 	return nil
 }
 
+// refuseUserNamespaces installs, on every thread of this process and so
+// on everything it starts, the rule Docker's default seccomp profile has:
+// clone and unshare with CLONE_NEWUSER fail with EPERM, and clone3, whose
+// flags a filter cannot read, with ENOSYS (callers fall back to clone).
+func refuseUserNamespaces() error {
+	const (
+		ld   = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+		ret  = unix.BPF_RET | unix.BPF_K
+	)
+	prog := []unix.SockFilter{
+		{Code: ld, K: 0},                                             // 0: the call's number
+		{Code: jeq, K: unix.SYS_CLONE3, Jt: 6},                       // 1: clone3 -> 8
+		{Code: jeq, K: unix.SYS_CLONE, Jt: 1},                        // 2: clone -> 4
+		{Code: jeq, K: unix.SYS_UNSHARE, Jf: 2},                      // 3: unshare -> 4, else -> 6
+		{Code: ld, K: 16},                                            // 4: the low word of args[0]
+		{Code: jset, K: unix.CLONE_NEWUSER, Jt: 1},                   // 5: CLONE_NEWUSER -> 7, else -> 6
+		{Code: ret, K: unix.SECCOMP_RET_ALLOW},                       // 6
+		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},  // 7
+		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)}, // 8
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	fp := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fp))); errno != 0 {
+		return errno
+	}
+	return nil
+}
+
 // TestLandlockRefused (issue 22): with Landlock refused (ENOSYS from a
 // seccomp filter), the default sandbox refuses to run, naming Landlock,
 // with user namespaces and with them refused too; best effort runs and

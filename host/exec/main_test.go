@@ -12,11 +12,20 @@ import (
 // behind: every reader, waiter and timer of a run must be gone when the
 // run returns. Started by TestLandlockRefused with
 // AGENTHOST_TEST_NOLANDLOCK set, it first refuses Landlock to itself and
-// every process it starts (refuseLandlock), as a kernel without it would.
+// every process it starts (refuseLandlock), as a kernel without it would;
+// with AGENTHOST_TEST_REFUSE_USERNS set it refuses new user namespaces
+// the way Docker's default seccomp profile does (refuseUserNamespaces),
+// which works for any uid, unlike the unshare wrapper.
 func TestMain(m *testing.M) {
 	if os.Getenv("AGENTHOST_TEST_NOLANDLOCK") != "" {
 		if err := refuseLandlock(); err != nil {
 			os.Stderr.WriteString("refusing Landlock: " + err.Error() + "\n")
+			os.Exit(2)
+		}
+	}
+	if os.Getenv("AGENTHOST_TEST_REFUSE_USERNS") != "" {
+		if err := refuseUserNamespaces(); err != nil {
+			os.Stderr.WriteString("refusing user namespaces: " + err.Error() + "\n")
 			os.Exit(2)
 		}
 	}
