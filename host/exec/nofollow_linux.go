@@ -2,6 +2,7 @@ package exec
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -303,7 +304,32 @@ func writeBack(root, rel string, e protEntry) (bool, error) {
 		cerr := f.Close()
 		if werr != nil || cerr != nil {
 			unix.Unlinkat(dfd, tmp, 0)
-			return false, errors.Join(werr, cerr)
+			// No room to write the old contents (a disk the command
+			// filled, a quota): what is there now must still go, and
+			// emptying or removing it needs no room. A git config is
+			// emptied (git reads an empty one as defaults), anything
+			// else removed. The run's error names the path either way.
+			err := errors.Join(werr, cerr)
+			what := "removed"
+			if e.gitConfig {
+				what = "emptied"
+				var st unix.Stat_t
+				tfd, terr := unix.Openat(dfd, name, unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+				if terr == nil {
+					if unix.Fstat(tfd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 || unix.Ftruncate(tfd, 0) != nil {
+						what = "removed"
+					}
+					unix.Close(tfd)
+				} else {
+					what = "removed"
+				}
+			}
+			if what == "removed" {
+				if rerr := removeAt(dfd, name); rerr != nil {
+					return false, errors.Join(err, rerr)
+				}
+			}
+			return true, fmt.Errorf("its contents could not be written back (%w), so it was %s", err, what)
 		}
 		var st unix.Stat_t
 		if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {

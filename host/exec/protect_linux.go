@@ -33,6 +33,13 @@ import (
 // and mode only, and a change to it removes the file.
 const maxProtectedBytes = 1 << 20
 
+// maxKeptBytes caps the contents one snapshot keeps in memory, all roots
+// together: past it, files are kept by stamp (inode, size, change time)
+// like a file over maxProtectedBytes, and a change to one removes it. A
+// repository that arrives with thousands of large files in a protected
+// directory then costs the parent this much, not their total size.
+const maxKeptBytes = 16 << 20
+
 // protEntry is one protected path as it was.
 type protEntry struct {
 	mode os.FileMode // type and permission bits
@@ -111,8 +118,9 @@ func (p *protectSnap) scan(first bool) map[string]protEntry {
 	out := map[string]protEntry{}
 	split := protPatterns(p.extra)
 	global := globalGitConfigs(p.homes)
+	var kept int64
 	for i, root := range p.roots {
-		w := protWalker{root: root, idx: i, out: out, split: split, global: global}
+		w := protWalker{root: root, idx: i, out: out, split: split, global: global, kept: &kept}
 		if !first {
 			w.known = p.entries
 		}
@@ -161,6 +169,9 @@ type protWalker struct {
 	// does not make the parent read them into memory). Git configs are
 	// read still: a harmless one may be kept.
 	known map[string]protEntry
+	// kept counts the bytes of contents kept so far, against
+	// maxKeptBytes; shared by the walks of all roots of one scan.
+	kept *int64
 }
 
 func protKey(idx int, rel string) string { return string(rune('0'+idx)) + "\x00" + rel }
@@ -616,21 +627,38 @@ func (w *protWalker) record(rel string) {
 	case unix.S_IFLNK:
 		e.link, _ = readlinkNoFollow(w.root, rel)
 	case unix.S_IFREG:
-		if _, ok := w.known[protKey(w.idx, rel)]; w.known != nil && !ok && path.Base(rel) != "config" && !isInfoExclude(rel) {
-			e.big = true
-			e.stamp = [4]int64{int64(st.Ino), st.Size, st.Ctim.Sec, st.Ctim.Nsec}
+		stamp := [4]int64{int64(st.Ino), st.Size, st.Ctim.Sec, st.Ctim.Nsec}
+		old, known := w.known[protKey(w.idx, rel)]
+		cfg := path.Base(rel) == "config" || isInfoExclude(rel)
+		if w.known != nil && !cfg {
+			// After the run only equality matters: a file new since
+			// the baseline is to be removed, so its contents are not
+			// read (a command that leaves thousands of large files in
+			// a new protected directory does not make the parent read
+			// them into memory); a known one is compared with what the
+			// baseline kept, and shares its bytes when equal. Memory
+			// stays what the baseline took.
+			e.big, e.stamp = true, stamp
+			if known && !old.big && st.Size == int64(len(old.data)) {
+				if b, err := readFileNoFollow(w.root, rel); err == nil && bytes.Equal(b, old.data) {
+					e.big, e.stamp, e.data = false, [4]int64{}, old.data
+				}
+			}
 			w.out[protKey(w.idx, rel)] = e
 			return
 		}
-		if st.Size > maxProtectedBytes {
+		if st.Size > maxProtectedBytes || w.kept != nil && *w.kept+st.Size > maxKeptBytes && !cfg {
 			e.big = true
 		} else if b, err := readFileNoFollow(w.root, rel); err == nil {
 			e.data = b
+			if w.kept != nil {
+				*w.kept += int64(len(b))
+			}
 		} else {
 			e.big = true
 		}
 		if e.big {
-			e.stamp = [4]int64{int64(st.Ino), st.Size, st.Ctim.Sec, st.Ctim.Nsec}
+			e.stamp = stamp
 		}
 	case unix.S_IFDIR:
 		w.out[protKey(w.idx, rel)] = e
