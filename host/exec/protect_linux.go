@@ -683,8 +683,29 @@ func (p *protectSnap) restore() []string {
 }
 
 // restoreAll is restore, also returning the paths it could not put
-// back or remove (sorted): a workspace that may hold a plant.
+// back or remove (sorted): a workspace that may hold a plant. When it
+// changed anything it scans again and compares with the baseline: a
+// path the second pass still finds changed (something undid the restore
+// or kept it from holding) is a failure too.
 func (p *protectSnap) restoreAll() (changed, failed []string) {
+	changed, failed = p.restoreOnce(false)
+	if len(changed) == 0 {
+		return changed, failed
+	}
+	again, failed2 := p.restoreOnce(true)
+	for _, c := range again {
+		failed2 = append(failed2, c+" (still changed after the restore)")
+	}
+	failed = append(failed, failed2...)
+	sort.Strings(failed)
+	return changed, dedupe(failed)
+}
+
+// restoreOnce scans the protected set and puts back what differs from
+// the baseline; it returns the paths it changed and the ones it could
+// not, each sorted. Again (the second pass) a file too large to have
+// been kept that is gone is as the first pass left it.
+func (p *protectSnap) restoreOnce(again bool) (changed, failed []string) {
 	now := p.scan(false)
 	// Removals first, deepest first: new paths and paths whose type
 	// changed.
@@ -718,6 +739,9 @@ func (p *protectSnap) restoreAll() (changed, failed []string) {
 	for _, k := range keys {
 		old := p.entries[k]
 		cur, ok := now[k]
+		if again && !ok && old.mode.IsRegular() && old.big {
+			continue
+		}
 		same := ok && cur.mode == old.mode && cur.link == old.link && bytes.Equal(cur.data, old.data) && cur.big == old.big && cur.stamp == old.stamp
 		if same && !slicesContain(gone, k) {
 			continue
