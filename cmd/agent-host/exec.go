@@ -32,7 +32,7 @@ const (
 	execTimedOut   = 124 // the timeout elapsed
 	execNotStarted = 126 // a bad cwd, a cwd outside the jail, a failure to start
 	execNotFound   = 127 // no shell
-	execCancelled  = 130 // interrupted (SIGINT or SIGTERM to agent-host)
+	execCancelled  = 130 // interrupted (SIGINT, SIGTERM or SIGHUP to agent-host)
 )
 
 // cmdExec runs COMMAND (the arguments after --, joined with spaces)

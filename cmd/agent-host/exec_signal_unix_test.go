@@ -4,7 +4,9 @@ package main
 
 import (
 	"bufio"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -12,11 +14,12 @@ import (
 	"time"
 )
 
-// TestExecInterrupted: SIGINT or SIGTERM to agent-host while the command
-// runs stops the command's whole process group, and agent-host exits 130
-// with "interrupted" on stderr; nothing the command started outlives it.
+// TestExecInterrupted: SIGINT, SIGTERM or SIGHUP (a closed terminal) to
+// agent-host while the command runs stops the command's whole process
+// group, and agent-host exits 130 with "interrupted" on stderr; nothing
+// the command started outlives it.
 func TestExecInterrupted(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		w := newWorld(t)
 		cmd := w.cmd("exec", "--no-sandbox", "--", "sleep 30 & echo $!; wait")
 		pr, errb := w.start(cmd)
@@ -50,5 +53,38 @@ func TestExecInterrupted(t *testing.T) {
 				t.Fatalf("%v: the command's background sleep %d outlived agent-host", sig, sleeper)
 			}
 		}
+	}
+}
+
+// TestExecHangupUndoesPlant (issue 21): a sandboxed command that planted
+// an .envrc (a protected name new since the start, which the view cannot
+// refuse at write time), then the terminal closes (SIGHUP to agent-host):
+// the after-run check still runs before agent-host exits, so the plant
+// is gone when it has exited, not only at the next run.
+func TestExecHangupUndoesPlant(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	w := newWorld(t)
+	git := exec.Command("git", "init", "-q", w.ws)
+	git.Env = append(os.Environ(), "HOME="+w.home, "GIT_CONFIG_GLOBAL="+filepath.Join(w.home, "gitconfig"))
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	cmd := w.cmd("exec", "--sandbox=best-effort", "--", "echo 'touch PWNED' > .envrc && echo planted; sleep 30")
+	pr, errb := w.start(cmd)
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil || !strings.Contains(line, "planted") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the command did not start: %q %v %s", line, err, errb)
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != execCancelled {
+		t.Errorf("SIGHUP: %v, stderr %q", err, errb.String())
+	}
+	if _, err := os.Lstat(filepath.Join(w.ws, ".envrc")); !os.IsNotExist(err) {
+		t.Errorf("the planted hook outlived agent-host's exit (%v); stderr %q", err, errb.String())
 	}
 }

@@ -12,8 +12,10 @@ import (
 // process-wide (the signal handlers of exec).
 var exitAfterRun bool
 
-// interrupts catches SIGINT and SIGTERM for a subcommand that must stop
-// what it started before it exits (exec: the command's process group).
+// interrupts catches SIGINT, SIGTERM and SIGHUP (a closed terminal) for a
+// subcommand that must stop what it started before it exits (exec: the
+// command's process group, then the sandbox's after-run check, which a
+// process ended by the signal's default action would skip).
 //
 // The handlers are installed by a goroutine started at once, while the
 // subcommand parses its flags and opens its Host: the first signal.Notify
@@ -40,7 +42,7 @@ func catchInterrupts() *interrupts {
 	in.ctx, in.cancel = context.WithCancel(context.Background())
 	go func() {
 		defer close(in.done)
-		signal.Notify(in.c, os.Interrupt, syscall.SIGTERM)
+		signal.Notify(in.c, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 		close(in.ready)
 		select {
 		case <-in.c:
@@ -52,7 +54,7 @@ func catchInterrupts() *interrupts {
 }
 
 // context waits until the handlers are installed and returns a context
-// cancelled by the first SIGINT or SIGTERM from then on, and the function
+// cancelled by the first SIGINT, SIGTERM or SIGHUP from then on, and the function
 // that releases it.
 func (in *interrupts) context() (context.Context, context.CancelFunc) {
 	<-in.ready
