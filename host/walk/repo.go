@@ -41,15 +41,15 @@ type repoInfo struct {
 	gitDir    string
 	commonDir string
 	valid     bool     // a git directory with a HEAD was found
+	fold      bool     // core.ignorecase
+	exclude   *ruleSet // $GIT_COMMON_DIR/info/exclude, nil if none
+	global    *ruleSet // core.excludesFile or its XDG default, nil if none
 	// cfgErr is why the configuration could not be read as git reads it
 	// (ErrIncludeDepth, ErrConfigTooLarge), or the context's error when
 	// the reading was cut short (interrupted: the repoInfo is then kept
 	// nowhere, see repoFor).
 	cfgErr      error
 	interrupted bool
-	fold      bool     // core.ignorecase
-	exclude   *ruleSet // $GIT_COMMON_DIR/info/exclude, nil if none
-	global    *ruleSet // core.excludesFile or its XDG default, nil if none
 	// indexFile is $GIT_DIR/index. It is not among deps: it changes at
 	// every git add, which must not make the repository's configuration
 	// be read again; indexFor re-checks it on its own.
