@@ -3,6 +3,7 @@ package walk
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -230,68 +231,80 @@ func TestConfigCancelRace(t *testing.T) {
 
 // TestConfigCancelInTheMiddle cancels the context while the config is
 // being read, at a point the test chooses (as the files to read are
-// listed), with IsIgnored, IsIgnoredIfReal and Walk: each
-// ends with the context's error, and a later call answers as git.
+// listed), with IsIgnored, IsIgnoredIfReal and Walk, in a repository with
+// an ordinary config and in one whose config includes itself four times
+// (before, its reading took seconds and did not look at the context):
+// each call ends with the context's error within a bound, and what was
+// cut short is kept nowhere: a later call answers as git (for the
+// hostile config, with git's refusal).
 func TestConfigCancelInTheMiddle(t *testing.T) {
 	e := gittest.New(t)
-	repo := filepath.Join(t.TempDir(), "repo")
-	e.Init(t, repo)
-	os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("*.log\n"), 0o644)
-	os.WriteFile(filepath.Join(repo, "x.log"), nil, 0o644)
-	for _, call := range []string{"IsIgnored", "IsIgnoredIfReal", "Walk"} {
-		t.Run(call, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			armed := false
-			c := &Cache{Getenv: func(k string) string {
-				if k == "GIT_CONFIG_GLOBAL" && armed {
-					cancel() // read as the config files are listed, before any is read
+	for _, hostile := range []bool{false, true} {
+		repo := filepath.Join(t.TempDir(), "repo")
+		e.Init(t, repo)
+		if hostile {
+			selfIncluding(t, repo, 4)
+		}
+		os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("*.log\n"), 0o644)
+		os.WriteFile(filepath.Join(repo, "x.log"), nil, 0o644)
+		for _, call := range []string{"IsIgnored", "IsIgnoredIfReal", "Walk"} {
+			t.Run(fmt.Sprintf("%s/hostile=%v", call, hostile), func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				armed := false
+				c := &Cache{Getenv: func(k string) string {
+					if k == "GIT_CONFIG_GLOBAL" && armed {
+						cancel() // read as the config files are listed, before any is read
+					}
+					return e.Getenv(k)
+				}}
+				defer c.Close()
+				var err error
+				if call == "IsIgnoredIfReal" {
+					// The watches set up by a first question, and the
+					// repository forgotten (its config changed): the
+					// next question reads it again from the watched path.
+					c.IsIgnored(context.Background(), repo, filepath.Join(repo, "y"))
+					cfg := filepath.Join(repo, ".git", "config")
+					b, _ := os.ReadFile(cfg)
+					os.WriteFile(cfg, append(b, "[x]\n\ty = 1\n"...), 0o644)
 				}
-				return e.Getenv(k)
-			}}
-			defer c.Close()
-			var err error
-			switch call {
-			case "IsIgnored":
 				armed = true
-				_, err = c.IsIgnored(ctx, repo, filepath.Join(repo, "x.log"))
-			case "IsIgnoredIfReal":
-				// The watches set up by a first question, and the
-				// repository forgotten (its config changed): the next
-				// question reads it again from the watched path.
-				c.IsIgnored(context.Background(), repo, filepath.Join(repo, "y"))
-				cfg := filepath.Join(repo, ".git", "config")
-				b, _ := os.ReadFile(cfg)
-				os.WriteFile(cfg, append(b, "[x]\n\ty = 1\n"...), 0o644)
-				armed = true
-				_, _, err = c.IsIgnoredIfReal(ctx, repo, filepath.Join(repo, "x.log"))
-			case "Walk":
-				armed = true
-				err = c.Walk(ctx, repo, Options{}, func(Entry) error { return nil })
-			}
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("%s: %v, want context.Canceled", call, err)
-			}
-			armed = false
-			ign, err := c.IsIgnored(context.Background(), repo, filepath.Join(repo, "x.log"))
-			if err != nil || !ign {
-				t.Fatalf("then IsIgnored = %v, %v; want true (git)", ign, err)
-			}
-			var listed []string
-			var mu sync.Mutex
-			if err := c.Walk(context.Background(), repo, Options{}, func(en Entry) error {
-				mu.Lock()
-				listed = append(listed, filepath.Base(en.Path))
-				mu.Unlock()
-				return nil
-			}); err != nil {
-				t.Fatalf("then Walk: %v", err)
-			}
-			for _, n := range listed {
-				if n == "x.log" {
-					t.Errorf("then Walk listed x.log, which git ignores")
+				bounded(t, call, 2*time.Second, 64<<20, func() {
+					switch call {
+					case "IsIgnored":
+						_, err = c.IsIgnored(ctx, repo, filepath.Join(repo, "x.log"))
+					case "IsIgnoredIfReal":
+						_, _, err = c.IsIgnoredIfReal(ctx, repo, filepath.Join(repo, "x.log"))
+					case "Walk":
+						err = c.Walk(ctx, repo, Options{}, func(Entry) error { return nil })
+					}
+				})
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("%s: %v, want context.Canceled", call, err)
 				}
-			}
-		})
+				armed = false
+				ign, err := c.IsIgnored(context.Background(), repo, filepath.Join(repo, "x.log"))
+				if hostile && !errors.Is(err, ErrIncludeDepth) || !hostile && (err != nil || !ign) {
+					t.Fatalf("then IsIgnored = %v, %v; want git's answer (hostile: %v)", ign, err, hostile)
+				}
+				var listed []string
+				var mu sync.Mutex
+				err = c.Walk(context.Background(), repo, Options{}, func(en Entry) error {
+					mu.Lock()
+					listed = append(listed, filepath.Base(en.Path))
+					mu.Unlock()
+					return nil
+				})
+				if hostile && !errors.Is(err, ErrIncludeDepth) || !hostile && err != nil {
+					t.Fatalf("then Walk: %v (hostile: %v)", err, hostile)
+				}
+				for _, n := range listed {
+					if n == "x.log" {
+						t.Errorf("then Walk listed x.log, which the .gitignore ignores")
+					}
+				}
+			})
+		}
 	}
 }
