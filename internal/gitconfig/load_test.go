@@ -29,7 +29,7 @@ func gitResolve(home string) func(from, p string) []string {
 			p = home + p[1:]
 		case filepath.IsAbs(p):
 		default:
-			p = from[:strings.LastIndexByte(from, '/')+1] + p
+			p = from[:strings.LastIndexAny(from, "/"+string(filepath.Separator))+1] + p
 		}
 		return []string{p}
 	}
@@ -234,7 +234,7 @@ func TestLoadErrors(t *testing.T) {
 			if !errors.Is(err, c.want) {
 				t.Fatalf("Load: %v, want %v", err, c.want)
 			}
-			if want := strings.ReplaceAll(c.names, "DIR", dir); !strings.Contains(err.Error(), want) {
+			if want := strings.ReplaceAll(c.names, "DIR/", dir+string(filepath.Separator)); !strings.Contains(err.Error(), want) {
 				t.Errorf("Load: %q does not say %q", err, want)
 			}
 		})
