@@ -55,9 +55,12 @@ type IgnoreResult struct {
 	IgnoreMatch
 	// Path is the absolute path judged ("" when Err is set).
 	Path string
-	// Err is nil, a resolution error (ErrEscape, ErrInvalidPath), or
-	// one wrapping walk.ErrIndexUnsupported or walk.ErrIndexCorrupt (the
-	// match is then the one without the index).
+	// Err is nil, a resolution error (ErrEscape, ErrInvalidPath), one
+	// wrapping walk.ErrIndexUnsupported or walk.ErrIndexCorrupt (the
+	// match is then the one without the index), or one wrapping
+	// walk.ErrIncludeDepth or walk.ErrConfigTooLarge: the repository's
+	// git config is one git refuses (an include cycle, say), and the
+	// path has no answer, as git check-ignore has none.
 	Err error
 }
 
@@ -131,7 +134,10 @@ func (w walkJail) OpenDirFd(path string) (int, error) {
 // Errors: those of ResolveInJail (ErrEscape, fs.ErrNotExist, ...); ctx's;
 // and a *walk.PartialError, returned together with every entry that could
 // be read, when some directories could not be (errors.Is sees the
-// per-directory causes, such as fs.ErrPermission). When path is a file,
+// per-directory causes, such as fs.ErrPermission) or a repository's git
+// config is one git refuses (walk.ErrIncludeDepth,
+// walk.ErrConfigTooLarge: that repository is listed by the config read
+// before the fault). When path is a file,
 // the result is that one file at Depth 0.
 func (h *Host) Walk(ctx context.Context, cwd, path string, opts WalkOptions) ([]WalkEntry, error) {
 	var mu sync.Mutex

@@ -360,7 +360,7 @@ func (w *protWalker) gitDir(rel, work string, also ...string) {
 	// protecting one more directory costs nothing.
 	cfg := append([]gitconfig.Entry(nil), w.global...)
 	for _, name := range []string{"config", "config.worktree"} {
-		cfg = append(cfg, w.repoConfig(path.Join(rel, name), 0)...)
+		cfg = append(cfg, w.repoConfig(path.Join(rel, name))...)
 	}
 	for _, e := range cfg {
 		if e.Key != "core.hookspath" || e.Value == "" {
@@ -421,41 +421,36 @@ func (w *protWalker) gitLinksBelow(dir string, deep bool, depth int) {
 	}
 }
 
-// repoConfig parses the config file rel inside the root, and the files
-// it includes (include.path, includeIf.*.path) that lie inside the root,
-// which are recorded as protected too. A file that does not parse gives
-// nothing: a change to it is restored (keepConfig), and the hooks
-// directories named before the run are watched anyway.
-func (w *protWalker) repoConfig(rel string, depth int) []gitconfig.Entry {
-	b, err := readFileNoFollow(w.root, rel)
-	if err != nil {
-		return nil
-	}
-	cfg, err := gitconfig.Parse(b)
-	if err != nil {
-		return nil
-	}
-	out := cfg
-	if depth >= 5 {
-		return out
-	}
-	for _, e := range cfg {
-		if !isIncludeKey(e.Key) || e.Value == "" {
-			continue
-		}
-		if irel := w.inRoot(e.Value, path.Dir(rel)); irel != "" {
+// repoConfig parses the config file rel inside the root, and every file
+// it includes (include.path, includeIf.*.path whatever the condition)
+// that lies inside the root, which are recorded as protected too. Each
+// file is read once (gitconfig.Loader's Once: a config that includes
+// itself, which git refuses, is read once and protected like any other)
+// and the reading is bounded; a file that does not parse gives the
+// entries before the fault: a change to it is restored (keepConfig), and
+// the hooks directories named before the run are watched anyway.
+func (w *protWalker) repoConfig(rel string) []gitconfig.Entry {
+	l := &gitconfig.Loader{
+		Once:     true,
+		ReadFile: func(rel string) ([]byte, error) { return readFileNoFollow(w.root, rel) },
+		Resolve: func(from, p string) []string {
+			irel := w.inRoot(p, path.Dir(from))
+			if p == "" || irel == "" {
+				return nil
+			}
 			w.named = append(w.named, irel)
 			w.recordIfExists(irel)
-			out = append(out, w.repoConfig(irel, depth+1)...)
-		}
+			return []string{irel}
+		},
+		Cond: anyCond,
 	}
-	return out
+	cfg, _ := l.Load(context.Background(), rel)
+	return cfg
 }
 
-// isIncludeKey reports whether key names a file git reads as more config.
-func isIncludeKey(key string) bool {
-	return key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path")
-}
+// anyCond is an includeIf condition taken as holding whatever it says:
+// the protected set covers every file a config could make git read.
+func anyCond(from, cond string) bool { return true }
 
 // inRoot returns the path p names (absolute, ~/..., or relative to base,
 // itself relative to the root) relative to the root, or "" when it lies
@@ -510,8 +505,10 @@ func looksLikeGitDir(ents []os.DirEntry) bool {
 // globalGitConfigs parses the git configs outside any repository that the
 // user's git reads: the system's (unless GIT_CONFIG_NOSYSTEM), and
 // GIT_CONFIG_GLOBAL or else $XDG_CONFIG_HOME/git/config and ~/.gitconfig
-// for each home, with the files they include. Files are read, never
-// run; one that does not parse gives nothing.
+// for each home, with every file they include (a "~/" path in each
+// home), each read once and the whole bounded (gitconfig.Loader's Once).
+// Files are read, never run; one that does not parse gives the entries
+// before the fault.
 func globalGitConfigs(homes []string) []gitconfig.Entry {
 	var files []string
 	if v := os.Getenv("GIT_CONFIG_NOSYSTEM"); v == "" || v == "0" || strings.EqualFold(v, "false") {
@@ -531,43 +528,32 @@ func globalGitConfigs(homes []string) []gitconfig.Entry {
 			files = append(files, filepath.Join(h, ".config", "git", "config"), filepath.Join(h, ".gitconfig"))
 		}
 	}
-	var out []gitconfig.Entry
-	var read func(f string, depth int)
-	read = func(f string, depth int) {
-		b, err := readConfigFile(f)
-		if err != nil {
-			return
-		}
-		cfg, err := gitconfig.Parse(b)
-		if err != nil {
-			return
-		}
-		out = append(out, cfg...)
-		if depth >= 5 {
-			return
-		}
-		for _, e := range cfg {
-			if !isIncludeKey(e.Key) || e.Value == "" {
-				continue
-			}
-			p := e.Value
+	l := &gitconfig.Loader{
+		Once:     true,
+		ReadFile: readConfigFile,
+		Resolve: func(from, p string) []string {
 			switch {
+			case p == "":
+				return nil
 			case strings.HasPrefix(p, "~/"):
-				if h := os.Getenv("HOME"); h != "" {
-					read(filepath.Join(h, p[2:]), depth+1)
+				var out []string
+				for _, h := range append([]string{os.Getenv("HOME")}, homes...) {
+					if h != "" {
+						out = append(out, filepath.Join(h, p[2:]))
+					}
 				}
-				for _, h := range homes {
-					read(filepath.Join(h, p[2:]), depth+1)
-				}
-				continue
+				return out
 			case !filepath.IsAbs(p):
-				p = filepath.Join(filepath.Dir(f), p)
+				p = filepath.Join(filepath.Dir(from), p)
 			}
-			read(p, depth+1)
-		}
+			return []string{p}
+		},
+		Cond: anyCond,
 	}
+	var out []gitconfig.Entry
 	for _, f := range files {
-		read(f, 0)
+		cfg, _ := l.Load(context.Background(), f) // past the load's bounds, each gives nothing
+		out = append(out, cfg...)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package walk
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -621,19 +622,23 @@ type dirState struct {
 }
 
 // dirStateFor returns the up-to-date state of the absolute, clean
-// directory dir. Callers hold c.mu.
-func (c *Cache) dirStateFor(dir string, now int64) *dirState { return c.dirStateAt(dir, now, -1) }
+// directory dir. A repository's configuration read on the way stops
+// when cx ends (see repoFor): a state built on one cut short is not kept.
+// Callers hold c.mu.
+func (c *Cache) dirStateFor(cx context.Context, dir string, now int64) *dirState {
+	return c.dirStateAt(cx, dir, now, -1)
+}
 
 // dirStateAt is dirStateFor with at, unless it is -1, a descriptor on dir
 // opened through the Jail, for its ".git" and ".gitignore" (see
 // cachedFile.loadAt); dir's ancestors are looked at as dirStateFor does.
-func (c *Cache) dirStateAt(dir string, now int64, at int) *dirState {
-	return c.dirStateFrom(dir, c.dirs[dir], now, at)
+func (c *Cache) dirStateAt(cx context.Context, dir string, now int64, at int) *dirState {
+	return c.dirStateFrom(cx, dir, c.dirs[dir], now, at)
 }
 
 // dirStateFrom is dirStateAt for a caller that has looked up c.dirs[dir]
 // (st, nil if none) already.
-func (c *Cache) dirStateFrom(dir string, st *dirState, now int64, at int) *dirState {
+func (c *Cache) dirStateFrom(cx context.Context, dir string, st *dirState, now int64, at int) *dirState {
 	if st != nil && c.trusted(st.checked, st.wgen, st.watched, now) {
 		return st
 	}
@@ -644,7 +649,7 @@ func (c *Cache) dirStateFrom(dir string, st *dirState, now int64, at int) *dirSt
 	watched := true
 	parent, name := splitClean(dir) // dir is clean: no filepath.Clean on the way
 	if parent != dir {
-		ps := c.dirStateFor(parent, now)
+		ps := c.dirStateFor(cx, parent, now)
 		pctx, pdeep, watched = ps.ctx, ps.deepest, ps.watched
 	}
 	files := c.dirFilesOf(dir, st)
@@ -664,7 +669,7 @@ func (c *Cache) dirStateFrom(dir string, st *dirState, now int64, at int) *dirSt
 	watched = watched && gitF.watched
 	var repo *repoInfo
 	if gitF.key.exists {
-		r := c.repoFor(dir, now)
+		r := c.repoFor(cx, dir, now)
 		watched = watched && r.watched
 		if r.valid {
 			repo = r
@@ -694,6 +699,11 @@ func (c *Cache) dirStateFrom(dir string, st *dirState, now int64, at int) *dirSt
 	deepest := pdeep
 	if parent != dir && pctx.ignored(name, true, nil) {
 		deepest = len(dir)
+	}
+	if ctx.repo != nil && ctx.repo.interrupted {
+		// Built on a configuration whose reading cx cut short: for this
+		// call only, never kept.
+		return &dirState{checked: now, wgen: gen, ctx: ctx, inRepo: ctx.repo, rel: ctx.rel, parentCtx: pctx, repo: repo, files: files, deepest: deepest}
 	}
 	if len(c.dirs) >= maxCachedDirs {
 		clear(c.dirs)
@@ -852,19 +862,19 @@ func joinClean(dir, name string) string {
 // caller has just found dir to be a directory (it then looks for no
 // deeper existing one), and at, unless it is -1, is a descriptor on it
 // opened through the Jail (see dirStateAt). Callers hold c.mu.
-func (c *Cache) dirStateForPathIn(dir string, now int64, exists bool, at int) *dirState {
+func (c *Cache) dirStateForPathIn(cx context.Context, dir string, now int64, exists bool, at int) *dirState {
 	known := c.dirs[dir]
 	if known != nil && c.trusted(known.checked, known.wgen, known.watched, now) {
 		return known
 	}
 	if exists {
-		return c.dirStateFrom(dir, known, now, at)
+		return c.dirStateFrom(cx, dir, known, now, at)
 	}
 	base := c.deepestDir(dir)
 	if base == dir {
-		return c.dirStateFrom(dir, known, now, -1)
+		return c.dirStateFrom(cx, dir, known, now, -1)
 	}
-	st := c.dirStateAt(base, now, -1)
+	st := c.dirStateAt(cx, base, now, -1)
 	// Every missing directory adds only its name to the context: rel is
 	// the one string for the deepest, each level a prefix of it.
 	missing := dir[len(base):]

@@ -86,9 +86,12 @@ func (c *Cache) IsIgnored(ctx context.Context, top, path string) (bool, error) {
 // one moment. It returns one Match per path, in order.
 //
 // Errors: ctx's (the answers so far are returned with it); a path that is
-// not absolute (nothing is judged); and, wrapping ErrIndexUnsupported or
+// not absolute (nothing is judged); wrapping ErrIndexUnsupported or
 // ErrIndexCorrupt, a repository index that cannot be used, returned with
-// every answer judged without the index (as git would refuse to run).
+// every answer judged without the index (as git would refuse to run);
+// and, wrapping ErrIncludeDepth or ErrConfigTooLarge, a repository
+// configuration git would refuse (or that is past the bounds), for which
+// the paths in that repository get the zero Match.
 func (c *Cache) Check(ctx context.Context, top string, paths []string, opts CheckOptions) ([]Match, error) {
 	for _, p := range paths {
 		if !filepath.IsAbs(p) {
@@ -253,9 +256,9 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	}
 	ps := known
 	if ps == nil || !c.trusted(ps.checked, ps.wgen, ps.watched, now) {
-		ps = c.dirStateForPathIn(parent, now, parent == b.knownDir, b.fdFor(parent)) // as its first lookup would
+		ps = c.dirStateForPathIn(ctx, parent, now, parent == b.knownDir, b.fdFor(parent)) // as its first lookup would
 	}
-	if requireReal {
+	if requireReal && (ps.inRepo == nil || !ps.inRepo.interrupted) {
 		ps.realGen = c.gen + 1
 		c.rememberReal(top, parent, ps) // for judgeRel
 	}
@@ -265,7 +268,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	judge := x.repo
 	if dirHint {
 		if pp, _ := splitClean(path); pp != path {
-			judge = c.dirStateForPathIn(pp, now, pp == b.knownDir, b.fdFor(pp)).ctx.repo
+			judge = c.dirStateForPathIn(ctx, pp, now, pp == b.knownDir, b.fdFor(pp)).ctx.repo
 		}
 	}
 	var ix *gitIndex
@@ -275,6 +278,11 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	c.mu.Unlock()
 	if judge == nil {
 		return Match{}, true, nil
+	}
+	if judge.cfgErr != nil {
+		// git dies on this configuration (or ctx ended while it was
+		// read): no answer.
+		return Match{}, true, judge.cfgErr
 	}
 	var ixErr error
 	if ix != nil && ix.err != nil {
@@ -296,7 +304,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 		}
 		m := Match{Ignored: true}
 		if !b.noRule {
-			m.Rule = c.ancestorRule(parent, limit, now)
+			m.Rule = c.ancestorRule(ctx, parent, limit, now)
 		}
 		return m, true, ixErr
 	}
@@ -348,7 +356,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 // exist are found under c.mu; the matching, and the contexts of the
 // directories that do not exist (built on the way down, as in
 // dirStateForPathIn), are done without it.
-func (c *Cache) ancestorRule(dir string, limit int, now int64) *Rule {
+func (c *Cache) ancestorRule(ctx context.Context, dir string, limit int, now int64) *Rule {
 	var chain []string // dir and its ancestors below limit, top-most first
 	for p := dir; len(p) > limit; {
 		chain = append(chain, p)
@@ -366,11 +374,11 @@ func (c *Cache) ancestorRule(dir string, limit int, now int64) *Rule {
 		if len(p) > len(base) {
 			break
 		}
-		ctxs = append(ctxs, c.dirStateFor(filepath.Dir(p), now).ctx)
+		ctxs = append(ctxs, c.dirStateFor(ctx, filepath.Dir(p), now).ctx)
 	}
 	var x *dirCtx // base's own context, to go on below it
 	if len(ctxs) < len(chain) {
-		x = c.dirStateFor(base, now).ctx
+		x = c.dirStateFor(ctx, base, now).ctx
 	}
 	c.mu.Unlock()
 	ignores := func(x *dirCtx, rel, name string) *Rule {

@@ -185,6 +185,9 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	if repo == nil {
 		return Match{}, nil // outside every repository
 	}
+	if repo.cfgErr != nil {
+		return Match{}, repo.cfgErr // as judge
+	}
 	var ixErr error
 	if ix != nil && ix.err != nil {
 		ixErr, ix = ix.err, nil

@@ -2,7 +2,10 @@ package walk
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,9 +18,22 @@ import (
 // worktree or a submodule), core.ignorecase and core.excludesFile from the
 // git configuration, info/exclude, and the global excludes file.
 
-// maxConfigIncludeDepth is git's MAX_INCLUDE_DEPTH: deeper include chains
-// are cut off (git dies; we stop following).
-const maxConfigIncludeDepth = 10
+// ErrIncludeDepth is what Walk (inside a *PartialError) and IsIgnored
+// return for a repository whose git configuration git refuses to read
+// because a file in it is reached through more than 10 nested includes
+// ("exceeded maximum include depth": most often a config that includes
+// itself). The message names the file and the one including it. git
+// fails every command in that repository: IsIgnored gives no answer there,
+// and Walk lists the repository by the configuration read before the
+// fault.
+var ErrIncludeDepth = gitconfig.ErrIncludeDepth
+
+// ErrConfigTooLarge is reported like ErrIncludeDepth for a repository
+// whose configuration, with its includes, is past the bounds of
+// gitconfig.Loader (a file over 4 MiB, 16 MiB or 131,072 entries in all,
+// or 1,024 files): git would read on, but a hostile config could make that
+// reading take minutes and gigabytes.
+var ErrConfigTooLarge = gitconfig.ErrTooLarge
 
 // repoInfo is one repository's non-directory ignore sources.
 type repoInfo struct {
@@ -28,6 +44,12 @@ type repoInfo struct {
 	fold      bool     // core.ignorecase
 	exclude   *ruleSet // $GIT_COMMON_DIR/info/exclude, nil if none
 	global    *ruleSet // core.excludesFile or its XDG default, nil if none
+	// cfgErr is why the configuration could not be read as git reads it
+	// (ErrIncludeDepth, ErrConfigTooLarge), or the context's error when
+	// the reading was cut short (interrupted: the repoInfo is then kept
+	// nowhere, see repoFor).
+	cfgErr      error
+	interrupted bool
 	// indexFile is $GIT_DIR/index. It is not among deps: it changes at
 	// every git add, which must not make the repository's configuration
 	// be read again; indexFor re-checks it on its own.
@@ -41,8 +63,10 @@ type repoInfo struct {
 }
 
 // repoFor returns the up-to-date repository rooted at root (a directory
-// holding a ".git" entry). Callers hold c.mu.
-func (c *Cache) repoFor(root string, now int64) *repoInfo {
+// holding a ".git" entry). Reading its configuration stops when ctx ends:
+// the repoInfo returned then has interrupted set and is not kept. Callers
+// hold c.mu.
+func (c *Cache) repoFor(ctx context.Context, root string, now int64) *repoInfo {
 	r := c.repos[root]
 	if r != nil {
 		if c.trusted(r.checked, r.wgen, r.watched, now) {
@@ -63,14 +87,16 @@ func (c *Cache) repoFor(root string, now int64) *repoInfo {
 			return r
 		}
 	}
-	r = c.loadRepo(root, now)
-	c.repos[root] = r
+	r = c.loadRepo(ctx, root, now)
+	if !r.interrupted {
+		c.repos[root] = r
+	}
 	return r
 }
 
 // loadRepo reads a repository's git directory, configuration and exclude
 // files, recording every file consulted (present or not) as a dependency.
-func (c *Cache) loadRepo(root string, now int64) *repoInfo {
+func (c *Cache) loadRepo(ctx context.Context, root string, now int64) *repoInfo {
 	r := &repoInfo{root: root, checked: now, watched: true, wgen: c.gen}
 	depOf := func(path string, statOnly bool) *cachedFile {
 		f := c.file(path, true, statOnly).load(c, now)
@@ -98,7 +124,9 @@ func (c *Cache) loadRepo(root string, now int64) *repoInfo {
 		r.commonDir = absJoin(r.gitDir, strings.TrimRight(string(cd.data), "\r\n"))
 	}
 
-	cfg := c.readConfig(r, dep)
+	cfg, err := c.readConfig(ctx, r, dep)
+	r.cfgErr = err
+	r.interrupted = errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 	r.fold = cfg.ignoreCase
 	excludes := cfg.excludesFile
 	if !cfg.excludesSet {
@@ -161,12 +189,19 @@ type gitConfig struct {
 // ~/.gitconfig), the repository's config and, with
 // extensions.worktreeConfig, its config.worktree, then GIT_CONFIG_COUNT
 // pairs from the environment. include.path and includeIf "gitdir:" /
-// "gitdir/i:" are followed; other includeIf conditions are not. With a
+// "gitdir/i:" are followed (gitconfig.Loader: git's include depth, each
+// file read once, bounded); other includeIf conditions are not. With a
 // Jail, a file read through it (one inside the roots) may name only paths
 // inside the roots: a core.excludesFile, include.path or includeIf path
 // it names outside them is taken as a file that does not exist, whatever
 // is there (git would read it; see Jail).
-func (c *Cache) readConfig(r *repoInfo, dep func(string) *cachedFile) gitConfig {
+//
+// A file that does not parse gives the variables before the fault, and
+// the others are read on (git would refuse to run; we keep what we
+// understood). A fault git dies on that leaves no configuration to speak
+// of (ErrIncludeDepth, ErrConfigTooLarge) or the end of ctx stops the
+// reading: what was read before it is returned with the error.
+func (c *Cache) readConfig(ctx context.Context, r *repoInfo, dep func(string) *cachedFile) (gitConfig, error) {
 	var cfg gitConfig
 	worktreeConfig := false
 	// key is as git lists it (section and name lower-cased); jailed: the
@@ -190,67 +225,66 @@ func (c *Cache) readConfig(r *repoInfo, dep func(string) *cachedFile) gitConfig 
 			}
 		}
 	}
-	var readFile func(path string, depth int)
-	readFile = func(path string, depth int) {
-		if depth > maxConfigIncludeDepth {
-			return
-		}
-		f := dep(path)
-		if len(f.data) == 0 {
-			return
-		}
-		dir := filepath.Dir(path)
-		jailed := f.jailed
-		include := func(value string) {
-			if p := absJoin(dir, c.expandConfigPath(value)); c.confinedPath(jailed, p) {
-				readFile(p, depth+1)
+	jailed := map[string]bool{} // by file read: read through the Jail
+	l := &gitconfig.Loader{
+		// Each file is a dependency of the repository, looked at once.
+		ReadFile: func(path string) ([]byte, error) {
+			f := dep(path)
+			if !f.key.exists {
+				return nil, fs.ErrNotExist
 			}
-		}
-		// The file is read by git's own parser, ported
-		// (internal/gitconfig, which the sandbox's protected-set check
-		// uses too). A malformed file yields the variables before the
-		// error: git would refuse to run; we keep what we understood.
-		entries, _ := gitconfig.Parse(f.data)
+			jailed[path] = f.jailed
+			return f.data, nil
+		},
+		Resolve: func(from, p string) []string {
+			if p := absJoin(filepath.Dir(from), c.expandConfigPath(p)); c.confinedPath(jailed[from], p) {
+				return []string{p}
+			}
+			return nil
+		},
+		Cond: func(from, cond string) bool { return c.gitdirCondition(cond, filepath.Dir(from), r.gitDir) },
+	}
+	readFile := func(path string) error {
+		entries, err := l.Load(ctx, path)
 		for _, e := range entries {
-			switch {
-			case e.Key == "include.path":
-				if !e.NoValue {
-					include(e.Value)
-				}
-			case e.Section() == "includeif" && e.Name() == "path":
-				// A condition is a subsection: "includeif.path" and
-				// "includeif..path" have none that holds.
-				if !e.NoValue && c.gitdirCondition(e.Subsection(), dir, r.gitDir) {
-					include(e.Value)
-				}
-			default:
-				set(e.Key, e.Value, e.NoValue, jailed)
-			}
+			set(e.Key, e.Value, e.NoValue, jailed[e.File])
 		}
+		if errors.Is(err, gitconfig.ErrSyntax) {
+			return nil
+		}
+		return err
 	}
 
+	var files []string
 	if !isTrue(c.getenv("GIT_CONFIG_NOSYSTEM")) {
 		sys := c.getenv("GIT_CONFIG_SYSTEM")
 		if sys == "" {
 			sys = "/etc/gitconfig"
 		}
-		readFile(sys, 0)
+		files = append(files, sys)
 	}
 	if g := c.getenv("GIT_CONFIG_GLOBAL"); g != "" {
-		readFile(c.expandConfigPath(g), 0)
+		files = append(files, c.expandConfigPath(g))
 	} else {
 		if xdg := c.getenv("XDG_CONFIG_HOME"); xdg != "" {
-			readFile(filepath.Join(xdg, "git", "config"), 0)
+			files = append(files, filepath.Join(xdg, "git", "config"))
 		} else if home := c.getenv("HOME"); home != "" {
-			readFile(filepath.Join(home, ".config", "git", "config"), 0)
+			files = append(files, filepath.Join(home, ".config", "git", "config"))
 		}
 		if home := c.getenv("HOME"); home != "" {
-			readFile(filepath.Join(home, ".gitconfig"), 0)
+			files = append(files, filepath.Join(home, ".gitconfig"))
 		}
 	}
-	readFile(filepath.Join(r.commonDir, "config"), 0)
+	files = append(files, filepath.Join(r.commonDir, "config"))
+	for _, f := range files {
+		if err := readFile(f); err != nil {
+			return cfg, err
+		}
+	}
 	if worktreeConfig {
-		readFile(filepath.Join(r.gitDir, "config.worktree"), 0)
+		if err := readFile(filepath.Join(r.gitDir, "config.worktree")); err != nil {
+			return cfg, err
+		}
 	}
 	if n, err := strconv.Atoi(c.getenv("GIT_CONFIG_COUNT")); err == nil {
 		for i := 0; i < n; i++ {
@@ -261,7 +295,7 @@ func (c *Cache) readConfig(r *repoInfo, dep func(string) *cachedFile) gitConfig 
 			}
 		}
 	}
-	return cfg
+	return cfg, nil
 }
 
 // expandConfigPath expands a leading "~/" (or a lone "~") as git does for

@@ -298,9 +298,10 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		now := c.now()
 		c.sync(false) // use inotify if IsIgnored opened it, open none
 		if parent := filepath.Dir(root); parent != root {
-			pctx = c.dirStateFor(parent, now).ctx
+			pctx = c.dirStateFor(ctx, parent, now).ctx
 		}
 		c.mu.Unlock()
+		w.configFault(pctx.repo)
 	}
 	if !w.seq {
 		w.g.SetLimit(walkParallelism())
@@ -544,6 +545,21 @@ func (w *walker) reopen(sd pendingDir) (dirHandle, error) {
 	return h, nil
 }
 
+// configFault reports the configuration of r (the repository whose rules
+// the walk takes up) when git would refuse it: the walk goes on by what
+// was read before the fault, as for an index that cannot be used. A
+// reading cut short by the walk's context ends the walk with the
+// context's error.
+func (w *walker) configFault(r *repoInfo) {
+	switch {
+	case r == nil || r.cfgErr == nil:
+	case r.interrupted:
+		w.halt(w.ctx.Err())
+	default:
+		w.report(r.cfgErr)
+	}
+}
+
 // report records a directory that could not be read.
 func (w *walker) report(err error) {
 	w.mu.Lock()
@@ -628,10 +644,12 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 		if hasGit && !ctx.trackedOnly {
 			w.c.mu.Lock()
 			now := w.c.now()
-			if r := w.c.repoFor(abs, now); r.valid {
+			r := w.c.repoFor(w.ctx, abs, now)
+			if r.valid {
 				ctx = repoRootCtx(r)
 			}
 			w.c.mu.Unlock()
+			w.configFault(ctx.repo)
 		}
 		if hasIgnore && ctx.repo != nil && !ctx.trackedOnly {
 			ipath := joinPath(abs, ".gitignore")

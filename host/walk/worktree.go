@@ -1,6 +1,9 @@
 package walk
 
-import "path/filepath"
+import (
+	"context"
+	"path/filepath"
+)
 
 // InWorkTree reports whether dir (an absolute path) lies in a git working
 // tree as c sees it: whether a .gitignore in dir would be obeyed by Walk,
@@ -25,5 +28,5 @@ func (c *Cache) InWorkTree(dir string) bool {
 	defer c.mu.Unlock()
 	now := c.now()
 	c.sync(false)
-	return c.dirStateForPathIn(dir, now, false, -1).ctx.repo != nil
+	return c.dirStateForPathIn(context.Background(), dir, now, false, -1).ctx.repo != nil
 }

@@ -1,8 +1,10 @@
 // Package gitconfig reads git's config file syntax as git does. It is a
 // port of git's config.c parser, checked against git (the table test and
 // FuzzParseGitConfig run git as the oracle). It runs nothing and reads
-// nothing: the caller gives the bytes of one file and follows includes
-// itself.
+// nothing itself: Parse takes the bytes of one file, and a Loader follows
+// includes through the caller's functions (which file a path names, its
+// bytes, whether a condition holds), with git's depth limit and bounds on
+// size, count and time (FuzzConfigIncludes checks it against git).
 package gitconfig
 
 import (
@@ -19,10 +21,12 @@ var ErrSyntax = errors.New("gitconfig: git config does not parse")
 // Entry is one key of a git config file: Key as git lists it (section and
 // name lower-cased, the subsection as written: "core.hookspath",
 // `remote.Origin.url`), and its value ("" for a key given without `=`,
-// which also sets NoValue; git reads such a boolean as true).
+// which also sets NoValue; git reads such a boolean as true). File is
+// the name of the file holding it when a Loader read it ("" from Parse).
 type Entry struct {
 	Key, Value string
 	NoValue    bool
+	File       string
 }
 
 // Section returns the section of e's key, lower-cased ("core").
