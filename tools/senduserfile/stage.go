@@ -62,7 +62,10 @@ var (
 	// the outbox would put it within every sandboxed command's reach, and
 	// the hook copies before the user approves the call. The file is left
 	// as it was. (Here agent-host hook parts from the Python hook, which
-	// copies any file.)
+	// copies any file.) A file whose check could not finish (a hard link
+	// whose search among the secret directories stopped at a bound) is
+	// kept too: its error wraps host.ErrSecretUnchecked as well, names the
+	// bound, and the hook's message says so.
 	ErrSecret = errors.New("senduserfile: a secret the sandbox denies commands; not copied into the workspace")
 )
 
@@ -261,9 +264,10 @@ func (s *stager) one(f *File) {
 	if src == nil {
 		return // left alone, or kept
 	}
-	if fi, _ := src.Stat(); s.h.IsSecret(f.Source, fi) {
+	fi, _ := src.Stat() // nil when it fails: the path alone is checked
+	if err := s.h.CheckSecret(f.Source, fi); err != nil {
 		src.Close()
-		f.Status, f.Err = Kept, fmt.Errorf("%w: %s", ErrSecret, f.Source)
+		f.Status, f.Err = Kept, fmt.Errorf("%w: %w", ErrSecret, err)
 		return
 	}
 	if err := s.late(); err != nil {
