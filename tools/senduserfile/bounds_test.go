@@ -383,3 +383,50 @@ func TestSecretCheckHasNoSharedBudget(t *testing.T) {
 		t.Errorf("the hard link to a named secret was found by its stat, not by the search: %s", o.SystemMessage)
 	}
 }
+
+// TestConcurrentStagingSweepsNoLiveFolder: calls staging different files
+// into one outbox at once each sweep empty folders at their end, while
+// the others are copying into folders they just made: every call still
+// stages every file, and no empty folder is left.
+func TestConcurrentStagingSweepsNoLiveFolder(t *testing.T) {
+	e := newEnv(t)
+	const procs, files, rounds = 6, 4, 3
+	body := strings.Repeat("0123456789abcdef", 1<<14) // 256 KiB: a copy takes a while
+	for r := range rounds {
+		srcs := make([][]any, procs)
+		for p := range procs {
+			for f := range files {
+				srcs[p] = append(srcs[p], e.file(filepath.Join(e.out, fmt.Sprintf("r%d-p%d-f%d.bin", r, p, f)), body))
+			}
+		}
+		outs := make([][]byte, procs)
+		done := make(chan int)
+		for p := range procs {
+			go func() {
+				cmd := exec.Command(binary, "hook")
+				cmd.Env = e.environ()
+				cmd.Stdin = bytes.NewReader(e.payload(srcs[p]...))
+				outs[p], _ = cmd.Output()
+				done <- p
+			}()
+		}
+		for range procs {
+			<-done
+		}
+		for p, out := range outs {
+			got := e.decode(out).files(t)
+			for i, src := range srcs[p] {
+				if i >= len(got) || got[i] != e.copyPath(src.(string)) {
+					t.Errorf("round %d, process %d: %s", r, p, short(out))
+					break
+				}
+			}
+		}
+	}
+	ents, _ := os.ReadDir(filepath.Join(e.cwd, ".agent-harness", "outbox"))
+	for _, d := range ents {
+		if sub, _ := os.ReadDir(filepath.Join(e.cwd, ".agent-harness", "outbox", d.Name())); d.IsDir() && len(sub) == 0 {
+			t.Errorf("empty folder left: %s", d.Name())
+		}
+	}
+}

@@ -265,6 +265,7 @@ type stager struct {
 	outboxDone bool
 	outboxErr  error
 	written    []string
+	made       map[string]bool // the directories this call made (rel)
 }
 
 // one decides the fate of one entry and stages it when it must be.
@@ -642,6 +643,10 @@ func (s *stager) ensureDir(rel string) error {
 	}
 	if created {
 		s.wrote(s.canon(rel))
+		if s.made == nil {
+			s.made = map[string]bool{}
+		}
+		s.made[rel] = true
 	}
 	return nil
 }
@@ -681,15 +686,19 @@ func (s *stager) ensureGitignore() error {
 // prune (the call staged something, as the script prunes), digest folders
 // untouched for PruneAfter are removed; and empty digest folders, which a
 // staging that failed, or was killed between making its folder and
-// putting its copy in, leaves behind, are removed whatever their age (at
-// most maxSweep of them, the newest first: the one a killed call left is
-// among the newest when the next call comes). Failures are ignored: this
-// is housekeeping. The outbox is listed once (each entry's times taken
-// from the open directory, links not followed); only an old folder is
-// looked at again before it is removed, as a tree that follows no link.
-// An empty folder is removed in one step that fails when a file is in it
-// (Host.RemoveEmptyDir): a concurrent call whose folder is removed before
-// its copy is put in makes the folder again and copies again (stage).
+// putting its copy in, leaves behind, are removed whatever their age: the
+// ones this call made, and those last changed before it started (at most
+// maxSweep of them, the newest first: the one a killed call left is among
+// the newest when the next call comes). A folder another call made since
+// this one started is left alone: that call may be copying into it.
+// Failures are ignored: this is housekeeping. The outbox is listed once
+// (each entry's times taken from the open directory, links not followed);
+// only an old folder is looked at again before it is removed, as a tree
+// that follows no link. An empty folder is removed in one step that fails
+// when a file is in it (Host.RemoveEmptyDir); a concurrent call whose
+// folder is removed before its copy is put in all the same (it made the
+// folder before this call started, and is still copying) makes the
+// folder again and copies again (stage).
 func (s *stager) tidy(prune bool) {
 	cutoff := time.Now().Add(-PruneAfter)
 	ents, err := s.h.ReadDir(s.ctx, s.real, OutboxDir, noFollow)
@@ -703,7 +712,9 @@ func (s *stager) tidy(prune bool) {
 			continue // a link to a directory is not a directory here
 		}
 		if !e.ModTime.Before(cutoff) {
-			fresh = append(fresh, e)
+			if e.ModTime.Before(s.start) || s.made[OutboxDir+"/"+n] {
+				fresh = append(fresh, e)
+			}
 			continue
 		}
 		if !prune {
