@@ -44,6 +44,16 @@ var ErrNoSandbox = hostexec.ErrNoSandbox
 // the message names each path. The ExecOutput is complete.
 var ErrUnsafeWorkspace = hostexec.ErrUnsafeWorkspace
 
+// ErrSecretDenied is wrapped by CheckSecret's error for a file the
+// sandbox denies commands (a denied path, beneath one, or a hard link to
+// one).
+var ErrSecretDenied = hostexec.ErrSecretDenied
+
+// ErrSecretUnchecked is wrapped by CheckSecret's error for a hard-linked
+// file whose search among the denied directories stopped at a bound: it
+// may be a secret, and is treated as one.
+var ErrSecretUnchecked = hostexec.ErrSecretUnchecked
+
 // ExecSandbox is a request's own sandbox (ExecRequest.Sandbox): it can
 // only make the Host's policy stricter. Its fields are those of
 // [hostexec.Sandbox]: go doc github.com/agenthost/agenthost/host/exec Sandbox.
@@ -257,7 +267,21 @@ func mayHaveChangedAnything(ctx context.Context) {
 // (SendUserFile's outbox) refuse such a source, so that no copy puts a
 // secret within a sandboxed command's reach. It holds whether or not the
 // sandbox is Off.
+//
+// It is CheckSecret(real, fi) != nil: a check that could not finish
+// answers true.
 func (h *Host) IsSecret(real string, fi fs.FileInfo) bool {
+	return h.CheckSecret(real, fi) != nil
+}
+
+// CheckSecret is IsSecret with the reason: nil when the file is not a
+// secret; an error wrapping ErrSecretDenied, naming the denied path, when
+// it is; an error wrapping ErrSecretUnchecked, naming the bound that
+// stopped it, when the file has hard links and the search of the denied
+// directories for one could not finish (a directory of more than 10,000
+// entries, or one that could not be read). A tool that copies files
+// treats both errors alike: the file is not copied.
+func (h *Host) CheckSecret(real string, fi fs.FileInfo) error {
 	sb := &ExecSandbox{Home: h.cfg.Home, DenyRead: h.cfg.Sandbox.DenyRead}
-	return sb.DeniesRead(real, fi)
+	return sb.CheckRead(real, fi)
 }

@@ -125,3 +125,22 @@ func (h *Host) RemoveTree(ctx context.Context, cwd, path string, opts Options) e
 	}
 	return err
 }
+
+// RemoveEmptyDir removes a directory inside the jail when it is empty, in
+// one step, so that a file put in it meanwhile keeps it: a directory that
+// holds anything gives an error matching syscall.ENOTEMPTY and is left as
+// it is; a missing one wraps fs.ErrNotExist; anything else, a final link
+// included (never followed), matches syscall.ENOTDIR; a root or "."
+// cannot be removed. With opts.NoFollow a link on the way to it wraps
+// ErrSymlink. The invocation in ctx records a confirmed tree change of
+// the canonical path. Not supported on Windows yet.
+func (h *Host) RemoveEmptyDir(ctx context.Context, cwd, path string, opts Options) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	canon, err := h.fs.RemoveEmptyDir(cwd, path, opts)
+	if err == nil {
+		invalidation.FromContext(ctx).Touch(invalidation.ScopeTree, canon)
+	}
+	return err
+}

@@ -21,6 +21,12 @@ func init() {
 // call. --max-bytes and --deadline change the limits of a call (for tests
 // and benchmarks; the defaults are the script's).
 //
+// Standard input is read up to senduserfile.MaxInput bytes and no
+// further: a payload is a few KiB, and one longer than that is declined
+// as any other input the hook cannot use (nothing printed, exit code 0;
+// the rest of stdin is left unread), so memory stays bounded whatever is
+// piped in.
+//
 // A bad command line (an unknown flag, an argument: a typo in
 // settings.json) is the one error: it is printed on stderr and the exit
 // code is 1, which Claude Code shows the user as a hook error while it
@@ -38,8 +44,8 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fail(stderr, "hook", usagef("takes no arguments, got %q (the hook's input is its stdin)", pos), hookUsage)
 		return hookUsage
 	}
-	in, err := io.ReadAll(stdin)
-	if err != nil || len(in) == 0 {
+	in, err := io.ReadAll(io.LimitReader(stdin, senduserfile.MaxInput+1))
+	if err != nil || len(in) == 0 || len(in) > senduserfile.MaxInput {
 		return 0
 	}
 	opts := senduserfile.Options{MaxBytes: *maxBytes, Deadline: *deadline}

@@ -117,3 +117,17 @@ func modeOf(m uint32) iofs.FileMode {
 	}
 	return mode
 }
+
+// rmdirAt removes the empty directory name in d; a directory that is not
+// empty gives ENOTEMPTY (EEXIST, which POSIX allows too, is reported as
+// ENOTEMPTY).
+func rmdirAt(d *jail.Dir, name string) error {
+	err := unix.Unlinkat(d.Fd(), name, unix.AT_REMOVEDIR)
+	if err == unix.EEXIST {
+		err = unix.ENOTEMPTY
+	}
+	if err != nil {
+		return &os.PathError{Op: "rmdir", Path: name, Err: err}
+	}
+	return nil
+}

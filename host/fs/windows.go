@@ -120,3 +120,5 @@ func readDirAt(d *os.File, canon string) ([]FileStat, error) {
 	}
 	return out, nil
 }
+
+func rmdirAt(d *jail.Dir, name string) error { return errors.ErrUnsupported }

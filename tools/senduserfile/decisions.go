@@ -5,6 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path"
@@ -24,7 +27,29 @@ const (
 	maxInputChars = 2048
 	// logSchema is the row format's version.
 	logSchema = 1
+	// maxConfigBytes bounds what is read of the harness's config.json: it
+	// holds a few settings, so 1 MiB is far more than any real one, and a
+	// longer file counts as unreadable (logging stays on).
+	maxConfigBytes = 1 << 20
 )
+
+// errTooLarge is wrapped by readLimited's error for a file longer than
+// its limit.
+var errTooLarge = errors.New("senduserfile: file longer than its limit")
+
+// readLimited reads r (the file at path) to its end when that is at most
+// limit bytes, and refuses it with errTooLarge as soon as it is longer,
+// having read no more than limit+1 bytes.
+func readLimited(r io.Reader, path string, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, &os.PathError{Op: "read", Path: path, Err: err}
+	}
+	if int64(len(b)) > limit {
+		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%d bytes)", errTooLarge, limit)}
+	}
+	return b, nil
+}
 
 // Decision is one call to be logged.
 type Decision struct {
@@ -62,13 +87,14 @@ func harnessHome(getenv func(string) string) string {
 // LoggingEnabled reports whether decisions are logged: they are unless
 // ${HARNESS_HOME:-$HOME}/.config/agent-harness/config.json says
 // {"telemetry": {"decisions": false}}. A missing or unreadable config
-// leaves logging on.
+// leaves logging on; so does one that is not a regular file (a FIFO is
+// not waited on) or is longer than 1 MiB.
 func LoggingEnabled(getenv func(string) string) bool {
 	base := harnessHome(getenv)
 	if base == "" {
 		return false
 	}
-	data, err := os.ReadFile(filepath.Join(base, ".config", "agent-harness", "config.json"))
+	data, err := readSmallRegular(filepath.Join(base, ".config", "agent-harness", "config.json"), maxConfigBytes)
 	if err != nil {
 		return true
 	}
@@ -85,7 +111,12 @@ func LoggingEnabled(getenv func(string) string) bool {
 
 // LogDecision appends d's row to the decision log (see LogPath): one JSON
 // line, keys sorted, written with one write(2) in append mode, in a
-// directory made 0700 and a file made 0600. Before it writes, a log of
+// directory made 0700 and a file made 0600. A log (or its lock) that is
+// not a regular file is not written, and not waited on: a FIFO there
+// returns an error wrapping host.ErrNotRegular at once. A short write (a
+// full disk, a file size limit) is cut back to the log's size before it
+// and returns an error wrapping io.ErrShortWrite, so that the log stays
+// whole JSON lines. Before it writes, a log of
 // LogRotateBytes or more is rotated (decisions.jsonl.1 to .3, the oldest
 // dropped) by whichever process gets the log's lock without waiting; the
 // others just append. It does nothing when logging is off

@@ -25,7 +25,9 @@
 // (any change of size, mtime or ctime) gets a new folder, and the old copy
 // stays as it was. The outbox holds a .gitignore of "*" so that no copy shows
 // in git status, and digest folders untouched for 14 days are removed after a
-// call that staged something. A file that cannot be staged (over the byte
+// call that staged something. An empty digest folder (what a staging that
+// failed, or was killed before its copy was in place, leaves) is removed by
+// the end of the next call that reaches the outbox. A file that cannot be staged (over the byte
 // budget or the deadline of the call, an error, a symbolic link in the
 // outbox) is "kept": its entry is left as it was and named in the message.
 //

@@ -23,6 +23,14 @@ type HookConfig struct {
 	Getenv func(string) string
 }
 
+// MaxInput is the largest hook input Hook acts on, in bytes: a
+// SendUserFile payload is a few KiB (a session id, a cwd, a few paths), so
+// 1 MiB leaves room for any real call while a caller that reads its stdin
+// up to MaxInput+1 bytes holds at most that much, whatever is piped in.
+// A longer input is declined as bad JSON is. (The Python hook has no such
+// bound: json.load reads everything.)
+const MaxInput = 1 << 20
+
 // hookPoint names this hook in its message and its decision log.
 const hookPoint = "stage-user-files"
 
@@ -31,7 +39,7 @@ const hookPoint = "stage-user-files"
 // on standard output, nil when it prints nothing. It acts only on tool_name
 // "SendUserFile" with an object tool_input whose files is a list and a cwd
 // that is an absolute path to an existing directory; anything else, bad
-// JSON or empty input returns nil.
+// JSON, empty input or input longer than MaxInput returns nil.
 //
 // When a file was staged or kept, the output is one line of JSON:
 // {"systemMessage": "stage-user-files: ...", "hookSpecificOutput":
@@ -90,6 +98,9 @@ type hookCall struct {
 // parseHookInput reads the hook's JSON; ok is false when the hook has
 // nothing to do.
 func parseHookInput(in []byte) (c hookCall, ok bool) {
+	if len(in) > MaxInput {
+		return c, false
+	}
 	// Valid text is split and its strings decoded here, as json.Unmarshal
 	// into a map and strings would (jsonString): encoding/json's
 	// reflection costs its first use a tenth of a millisecond.
@@ -138,7 +149,9 @@ func parseHookInput(in []byte) (c hookCall, ok bool) {
 
 // Message is the systemMessage of a call that staged or kept something:
 // "stage-user-files: " and the notes joined by "; ", then ".". The files
-// not copied are named as given.
+// not copied are named as given. A file kept because the check that it is
+// no secret stopped at a bound (host.ErrSecretUnchecked) gets a note of
+// its own that names the bound.
 func Message(res Result) string {
 	return message(res, func(f File) string { return f.Given })
 }
@@ -157,6 +170,12 @@ func message(res Result, name func(File) string) string {
 			}
 		}
 		notes = append(notes, "could not copy "+strings.Join(kept, ", ")+" into the working directory, so Remote Control may not open it")
+		for _, f := range res.Files {
+			if f.Status == Kept && errors.Is(f.Err, host.ErrSecretUnchecked) {
+				notes = append(notes, name(f)+" was not copied, as it may be a secret: "+
+					strings.TrimPrefix(f.Err.Error(), ErrSecret.Error()+": "))
+			}
+		}
 	}
 	return hookPoint + ": " + strings.Join(notes, "; ") + "."
 }

@@ -9,7 +9,7 @@ import (
 // tryLock takes an exclusive lock on the file at path without waiting.
 // ok is false when another process holds it or it cannot be opened.
 func tryLock(path string) (unlock func(), ok bool) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openRegular(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, false
 	}
@@ -19,18 +19,4 @@ func tryLock(path string) (unlock func(), ok bool) {
 		return nil, false
 	}
 	return func() { f.Close() }, true
-}
-
-// appendLine appends line to the file at path (made 0600 when missing)
-// with one write in append mode.
-func appendLine(path string, line []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(line)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

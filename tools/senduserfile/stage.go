@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,8 +39,15 @@ const (
 	// digestLen is the number of hex digits that name a digest folder.
 	digestLen = 16
 	// copyTries is how many times a source that changes while it is copied
-	// is copied before it is kept.
+	// (or whose empty digest folder another call's tidy removes before the
+	// copy is in it) is copied before it is kept.
 	copyTries = 3
+	// maxSweep bounds the empty digest folders a call tries to remove
+	// (one rmdir each): more than a call makes, so that every folder a
+	// killed call left is gone after the next call, and few enough that an
+	// outbox of thousands of copies costs a call at most a millisecond or
+	// two.
+	maxSweep = 1024
 )
 
 var (
@@ -62,7 +70,10 @@ var (
 	// the outbox would put it within every sandboxed command's reach, and
 	// the hook copies before the user approves the call. The file is left
 	// as it was. (Here agent-host hook parts from the Python hook, which
-	// copies any file.)
+	// copies any file.) A file whose check could not finish (a hard link
+	// whose search among the secret directories stopped at a bound) is
+	// kept too: its error wraps host.ErrSecretUnchecked as well, names the
+	// bound, and the hook's message says so.
 	ErrSecret = errors.New("senduserfile: a secret the sandbox denies commands; not copied into the workspace")
 )
 
@@ -189,7 +200,8 @@ type Result struct {
 // host.ErrEscape or the operating system's error; with Options.OpenSource,
 // also host.ErrNotRegular or the opener's own error), is in the Result.
 // After a call that staged something, digest folders untouched for
-// PruneAfter are removed.
+// PruneAfter are removed; after any call that reached the outbox, so are
+// its empty digest folders (a failed or killed staging's).
 func Stage(ctx context.Context, h *host.Host, cwd string, files []string, opts Options) Result {
 	s := newStager(ctx, h, cwd, opts)
 	res := Result{Files: make([]File, len(files))}
@@ -205,8 +217,8 @@ func Stage(ctx context.Context, h *host.Host, cwd string, files []string, opts O
 			res.Kept++
 		}
 	}
-	if res.Staged > 0 {
-		s.prune()
+	if res.Staged > 0 || (s.outboxDone && s.outboxErr == nil) {
+		s.tidy(res.Staged > 0)
 	}
 	res.Written = s.written
 	return res
@@ -253,6 +265,7 @@ type stager struct {
 	outboxDone bool
 	outboxErr  error
 	written    []string
+	made       map[string]bool // the directories this call made (rel)
 }
 
 // one decides the fate of one entry and stages it when it must be.
@@ -261,9 +274,10 @@ func (s *stager) one(f *File) {
 	if src == nil {
 		return // left alone, or kept
 	}
-	if fi, _ := src.Stat(); s.h.IsSecret(f.Source, fi) {
+	fi, _ := src.Stat() // nil when it fails: the path alone is checked
+	if err := s.h.CheckSecret(f.Source, fi); err != nil {
 		src.Close()
-		f.Status, f.Err = Kept, fmt.Errorf("%w: %s", ErrSecret, f.Source)
+		f.Status, f.Err = Kept, fmt.Errorf("%w: %w", ErrSecret, err)
 		return
 	}
 	if err := s.late(); err != nil {
@@ -532,6 +546,11 @@ func (s *stager) stageFrom(src *os.File, real string) (path string, n int64, reu
 	if errors.Is(err, errTorn) {
 		return "", n, false, true, nil
 	}
+	if errors.Is(err, fs.ErrNotExist) {
+		// The folder went after it was made: another call's tidy took it
+		// for a killed call's empty folder. Made again on the next try.
+		return "", 0, false, true, nil
+	}
 	if err != nil {
 		return "", 0, false, false, symlinkErr(err)
 	}
@@ -624,6 +643,10 @@ func (s *stager) ensureDir(rel string) error {
 	}
 	if created {
 		s.wrote(s.canon(rel))
+		if s.made == nil {
+			s.made = map[string]bool{}
+		}
+		s.made[rel] = true
 	}
 	return nil
 }
@@ -659,21 +682,43 @@ func (s *stager) ensureGitignore() error {
 	}
 }
 
-// prune removes the digest folders of the outbox untouched for
-// PruneAfter. Failures are ignored: pruning is housekeeping. The outbox is
-// listed once (each entry's times taken from the open directory, links
-// not followed); only an old folder is looked at again before it is
-// removed, as a tree that follows no link.
-func (s *stager) prune() {
+// tidy looks after the outbox at the end of a call that reached it: with
+// prune (the call staged something, as the script prunes), digest folders
+// untouched for PruneAfter are removed; and empty digest folders, which a
+// staging that failed, or was killed between making its folder and
+// putting its copy in, leaves behind, are removed whatever their age: the
+// ones this call made, and those last changed before it started (at most
+// maxSweep of them, the newest first: the one a killed call left is among
+// the newest when the next call comes). A folder another call made since
+// this one started is left alone: that call may be copying into it.
+// Failures are ignored: this is housekeeping. The outbox is listed once
+// (each entry's times taken from the open directory, links not followed);
+// only an old folder is looked at again before it is removed, as a tree
+// that follows no link. An empty folder is removed in one step that fails
+// when a file is in it (Host.RemoveEmptyDir); a concurrent call whose
+// folder is removed before its copy is put in all the same (it made the
+// folder before this call started, and is still copying) makes the
+// folder again and copies again (stage).
+func (s *stager) tidy(prune bool) {
 	cutoff := time.Now().Add(-PruneAfter)
 	ents, err := s.h.ReadDir(s.ctx, s.real, OutboxDir, noFollow)
 	if err != nil {
 		return
 	}
+	var fresh []host.FileStat
 	for _, e := range ents {
 		n := filepath.Base(e.Path)
-		if !e.IsDir || !isDigestName(n) || !e.ModTime.Before(cutoff) {
+		if !e.IsDir || !isDigestName(n) {
 			continue // a link to a directory is not a directory here
+		}
+		if !e.ModTime.Before(cutoff) {
+			if e.ModTime.Before(s.start) || s.made[OutboxDir+"/"+n] {
+				fresh = append(fresh, e)
+			}
+			continue
+		}
+		if !prune {
+			continue
 		}
 		rel := OutboxDir + "/" + n
 		st, err := s.h.StatWith(s.ctx, s.real, rel, noFollow)
@@ -682,6 +727,13 @@ func (s *stager) prune() {
 		}
 		if s.h.RemoveTree(s.ctx, s.real, rel, noFollow) == nil {
 			s.wrote(st.Path)
+		}
+	}
+	slices.SortFunc(fresh, func(a, b host.FileStat) int { return b.ModTime.Compare(a.ModTime) })
+	for _, e := range fresh[:min(len(fresh), maxSweep)] {
+		rel := OutboxDir + "/" + filepath.Base(e.Path)
+		if s.h.RemoveEmptyDir(s.ctx, s.real, rel, noFollow) == nil {
+			s.wrote(s.canon(rel))
 		}
 	}
 }
