@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register("exec", "run a shell command with the host's limits, sandboxed: exec [--timeout D] [--no-sandbox] -- COMMAND", cmdExec)
+	register("exec", "run a command with the host's limits, sandboxed: exec [flags] -- PROGRAM [ARG...] runs PROGRAM with exactly those arguments (argv, no shell); exec [flags] -- 'COMMAND LINE' (one argument) runs it with bash -c", cmdExec)
 }
 
 // addSandboxFlags registers the sandbox flags of the subcommands that run
@@ -73,6 +73,9 @@ func cmdExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *maxOutput > 0 && !captured {
 		return usageFail(stderr, "exec", "--max-output applies to --capture and --json (without them the output is streamed uncut)")
 	}
+	if *maxOutput > 0 && *maxOutput < minMaxOutput {
+		return usageFail(stderr, "exec", "--max-output must be at least %d (room for the head, the tail and the line that marks the cut)", minMaxOutput)
+	}
 	// One processor for an unsandboxed one-shot exec, which mostly waits
 	// for its command: with a second P idle beside one in a system call
 	// the runtime keeps its monitor thread polling every 20 µs and starts
@@ -102,7 +105,7 @@ func cmdExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := intr.context()
 	defer stop()
 	req := host.ExecRequest{
-		Command:        strings.Join(pos, " "),
+		Command:        commandLine(pos),
 		Cwd:            cliCwd(h),
 		Timeout:        *timeout,
 		Env:            env,
@@ -137,14 +140,19 @@ func cmdExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		code = execCancelled
 	}
 	if hf.json {
+		// A cut is the answer's "truncated" and "max_output", not an
+		// error object on stderr: the run did not fail.
+		limit := h.Limits().MaxOutputBytes
+		if *maxOutput > 0 {
+			limit = *maxOutput
+		}
 		writeJSON(stdout, execJSON{
 			Stdout: out.Stdout, Stderr: out.Stderr, Combined: out.Combined,
 			ExitCode: out.ExitCode, Signal: out.Signal,
-			TimedOut: out.TimedOut, Cancelled: out.Cancelled, Truncated: out.Truncated,
+			TimedOut: out.TimedOut, Cancelled: out.Cancelled, Truncated: out.Truncated, MaxOutput: limit,
 			DurationMS: out.Duration.Milliseconds(), TimeoutMS: out.Timeout.Milliseconds(),
 			Sandbox: out.Sandbox,
 		})
-		announceCut(stderr, out, h.Limits().MaxOutputBytes, *maxOutput, code)
 		return code
 	}
 	if captured {
@@ -177,7 +185,7 @@ func announceCut(stderr io.Writer, out host.ExecOutput, limit, asked, code int) 
 		return
 	}
 	if asked > 0 {
-		limit = max(asked, 256)
+		limit = asked
 	}
 	warn(stderr, "exec", fmt.Errorf("output cut to %d bytes per stream, head and tail kept (the middle is marked \"[... N bytes omitted ...]\"); --max-output N keeps more, or drop --capture/--json to stream it uncut", limit), code)
 }
@@ -214,18 +222,47 @@ func withWriter(stderr, w io.Writer) io.Writer {
 	return w
 }
 
+// minMaxOutput is the least --max-output: the capture keeps a head, a
+// tail and the line between them that says how much was left out (the
+// library raises a smaller limit to this; the CLI refuses it instead of
+// raising it silently).
+const minMaxOutput = 256
+
+// commandLine is the shell command line that runs pos: one argument is a
+// command line already (exec -- 'make && ./run'); several are a program
+// and its arguments, which are quoted for the shell one by one and run
+// with exec, so the shell neither splits, expands nor reinterprets them
+// and the program (looked up on PATH, never a builtin or a function)
+// replaces the shell: argv semantics, as timeout(1) or env(1) give.
+func commandLine(pos []string) string {
+	if len(pos) == 1 {
+		return pos[0]
+	}
+	var b strings.Builder
+	b.WriteString("exec")
+	for _, a := range pos {
+		b.WriteString(" '")
+		b.WriteString(strings.ReplaceAll(a, "'", `'\''`))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
+
 // execJSON is the --json form of an exec's output.
 type execJSON struct {
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
-	Combined   string `json:"combined,omitempty"`
-	ExitCode   int    `json:"exit_code"`
-	Signal     string `json:"signal,omitempty"`
-	TimedOut   bool   `json:"timed_out"`
-	Cancelled  bool   `json:"cancelled"`
-	Truncated  bool   `json:"truncated"`
-	DurationMS int64  `json:"duration_ms"`
-	TimeoutMS  int64  `json:"timeout_ms"`
+	Stdout    string `json:"stdout"`
+	Stderr    string `json:"stderr"`
+	Combined  string `json:"combined,omitempty"`
+	ExitCode  int    `json:"exit_code"`
+	Signal    string `json:"signal,omitempty"`
+	TimedOut  bool   `json:"timed_out"`
+	Cancelled bool   `json:"cancelled"`
+	Truncated bool   `json:"truncated"`
+	// MaxOutput is the bytes kept of each stream (--max-output, else the
+	// host's limit): what Truncated was cut to.
+	MaxOutput  int   `json:"max_output"`
+	DurationMS int64 `json:"duration_ms"`
+	TimeoutMS  int64 `json:"timeout_ms"`
 	// Sandbox is what confined the command; absent with --no-sandbox.
 	Sandbox *host.SandboxReport `json:"sandbox,omitempty"`
 }

@@ -213,6 +213,13 @@ func ParseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
 			if !hasValue {
 				value = "true"
+				// A flag whose value may be left out (--sort, --sort
+				// path, --sort=path) takes the next argument when it is
+				// one of its values, as ripgrep's do.
+				if ov, ok := f.Value.(OptionalValue); ok && i+1 < len(args) && ov.IsValue(args[i+1]) {
+					i++
+					value = args[i]
+				}
 			}
 		} else if !hasValue {
 			if i+1 == len(args) {
@@ -226,6 +233,14 @@ func ParseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 	}
 	return pos, nil
+}
+
+// OptionalValue is a flag (a bool flag to the flag package) whose value
+// may be left out: ParseArgs gives it the next argument as its value
+// when IsValue says that argument is one, so "--sort path" means
+// "--sort=path" while "--sort" alone keeps its default meaning.
+type OptionalValue interface {
+	IsValue(arg string) bool
 }
 
 // preScanJSON sets --json before the flags are parsed, so that an error in
@@ -298,14 +313,14 @@ func PrintUsage(fs *flag.FlagSet) {
 		}
 		arg, usage := flag.UnquoteUsage(f)
 		dash := "--"
-		if len(f.Name) == 1 {
-			dash = "-"
+		if len(f.Name) == 1 || strings.Trim(f.Name, f.Name[:1]) == "" {
+			dash = "-" // -u, and its repeats -uu and -uuu, as ripgrep spells them
 		}
 		left := dash + f.Name
 		if _, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok && arg != "" {
 			left += " " + arg
 		}
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" && f.DefValue != "[]" && !strings.Contains(usage, "(default") {
 			usage += " (default " + f.DefValue + ")"
 		}
 		fmt.Fprintf(w, "  %-22s %s\n", left, usage)
