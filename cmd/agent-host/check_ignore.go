@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -68,6 +69,26 @@ func collectLess() func() {
 	}
 }
 
+// workTreeTop is the top of the git work tree that holds the current
+// directory, found as git finds it (the nearest directory upward with a
+// .git entry, a directory or a gitfile), or "" outside any.
+func workTreeTop() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for d := wd; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return ""
+		}
+		d = up
+	}
+}
+
 // cmdCheckIgnore prints each given path that is ignored, as given, in
 // order, like git check-ignore: exit 0 when at least one was ignored (with
 // -v, matched by any rule, a negated one included, as git counts it), 1
@@ -109,6 +130,14 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		return fatal("--non-matching is only valid with --verbose")
 	case *nul && !*fromStdin:
 		return fatal("-z only makes sense with --stdin")
+	}
+	if len(hf.roots) == 0 {
+		// git's scope, not the directory's: from a subdirectory,
+		// ../debug.log is a path of the same work tree, which git
+		// answers.
+		if top := workTreeTop(); top != "" {
+			hf.roots = multiFlag{top}
+		}
 	}
 	h, err := hf.open()
 	if err != nil {

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestCheckIgnoreFromSubdirectory (issue 25): run from a subdirectory of
+// the work tree, check-ignore answers paths that climb out of it but stay
+// in the work tree, as git does, and refuses one outside the work tree,
+// as git does (exit 128); git, run in the same directory, is the oracle.
+func TestCheckIgnoreFromSubdirectory(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	w := newWorld(t)
+	env := append(os.Environ(), "HOME="+w.home, "GIT_CONFIG_GLOBAL="+filepath.Join(w.home, "gitconfig"), "GIT_CONFIG_NOSYSTEM=1")
+	gitIn := func(dir string, args ...string) (string, int) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, env
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), code
+	}
+	gitIn(w.ws, "init", "-q")
+	w.file(".gitignore", []byte("*.log\n/build/\n"))
+	w.file("debug.log", nil)
+	w.file("build/out.txt", nil)
+	w.file("sub/deep/x.log", nil)
+	w.file("sub/keep.txt", nil)
+	sub := filepath.Join(w.ws, "sub", "deep")
+	for _, paths := range [][]string{
+		{"../../debug.log", "x.log", "../keep.txt", "../../build/out.txt", "../../sub/deep/x.log"},
+		{"../../debug.log"},
+		{"../keep.txt"},
+		{"../../../out/escape.log"},
+	} {
+		want, wantCode := gitIn(sub, append([]string{"check-ignore"}, paths...)...)
+		r := w.runIn(sub, "", append([]string{"check-ignore"}, paths...)...)
+		if r.stdout != want || r.code != wantCode {
+			t.Errorf("check-ignore %q from %s: stdout %q exit %d, git %q exit %d (stderr %q)", paths, sub, r.stdout, r.code, want, wantCode, r.stderr)
+		}
+	}
+}
