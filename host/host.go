@@ -12,8 +12,18 @@
 // Under the Jailed policy the guarantee is the jail's (see package
 // host/jail): file operations reach only files beneath a root, whatever
 // "..", absolute path or symbolic link the path holds, even one swapped in
-// while it is resolved. It does not confine what a shell command run by
-// Exec does; that needs an OS sandbox.
+// while it is resolved.
+//
+// Commands run by Exec and RunCapture are confined by an OS sandbox
+// (Config.Sandbox; on by default on Linux, see SandboxPolicy): writes only
+// beneath the roots, no secrets of the home directory, no network unless
+// the policy allows it, nothing left running after the run, and plants
+// in git and agent configuration refused or undone. A program that embeds
+// the Host calls SandboxMain first thing in main; where a part of the
+// sandbox is missing (no Landlock, no user namespaces), Exec fails with
+// ErrNoSandbox unless the policy is BestEffort. On macOS and Windows a
+// command is not confined beyond its environment (SandboxPolicy says
+// which parts hold where; `agent-host sandbox check` tests them live).
 package host
 
 import (
