@@ -23,7 +23,7 @@ func init() {
 const mcpProgram = "agent-host-mcp"
 
 // mcpInstall is the command that installs both programs.
-const mcpInstall = "CGO_ENABLED=0 go install github.com/agenthost/agenthost/cmd/...@latest"
+const mcpInstall = "CGO_ENABLED=0 go install ./cmd/... (in a clone of agenthost; the module is not published yet)"
 
 // errNoMCPProgram is findMCP's error when agent-host-mcp is nowhere.
 var errNoMCPProgram = errors.New(mcpProgram + " not found")
@@ -37,7 +37,7 @@ var errNoMCPProgram = errors.New(mcpProgram + " not found")
 func cmdMCP(args []string, _ io.Reader, _, stderr io.Writer) int {
 	path, err := findMCP()
 	if err != nil {
-		fmt.Fprintf(stderr, "agent-host mcp: the MCP server is the program %s, found neither beside agent-host nor on PATH; install both programs with:\n  %s\n(in a checkout: CGO_ENABLED=0 go install ./cmd/..., or go run ./cmd/agent-host-mcp with the same flags)\n", mcpProgram, mcpInstall)
+		fmt.Fprintf(stderr, "agent-host mcp: the MCP server is the program %s, found neither beside agent-host nor on PATH; install both programs with:\n  %s\n(or, in a checkout, go run ./cmd/agent-host-mcp with the same flags)\n", mcpProgram, mcpInstall)
 		return exitUsage
 	}
 	argv := append([]string{mcpProgram}, args...)

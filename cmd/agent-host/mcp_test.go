@@ -98,7 +98,7 @@ func TestMCPWithoutTheServer(t *testing.T) {
 	if !ok || ee.ExitCode() != exitUsage || out.Len() != 0 {
 		t.Fatalf("agent-host mcp alone: %v, stdout %q; want exit 2 and nothing on stdout", err, out.String())
 	}
-	for _, want := range []string{"agent-host mcp: ", "agent-host-mcp", "go install github.com/agenthost/agenthost/cmd/...@latest"} {
+	for _, want := range []string{"agent-host mcp: ", "agent-host-mcp", "go install ./cmd/..."} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("stderr %q does not say %q", errb.String(), want)
 		}
