@@ -226,7 +226,7 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	}
 	var rf, rd *ruleSet
 	var i, j int
-	if f := ps.flatOf(); f != nil {
+	if f := ps.flatOf(c); f != nil {
 		rf, i, rd, j = f.decideBoth(relRepo, name)
 	} else {
 		rf, i, rd, j = ps.ctx.decideLevels(relRepo, name)
