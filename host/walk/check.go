@@ -270,7 +270,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	}
 	var ix *gitIndex
 	if judge != nil && !opts.NoIndex {
-		ix = c.indexFor(judge, now)
+		ix = c.indexFor(ctx, judge, now)
 	}
 	c.mu.Unlock()
 	if judge == nil {

@@ -177,7 +177,7 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		if f := repo.indexFile; f != nil && f.checked != 0 && f.watched && f.wgen == c.gen && f.index != nil && f.indexGen == f.gen {
 			ix = f.index // what indexFor returns for a file the watches vouch for
 		} else {
-			ix = c.indexFor(repo, clock())
+			ix = c.indexFor(ctx, repo, clock())
 		}
 	}
 	untracked := ix != nil && ps.untracked == ix
