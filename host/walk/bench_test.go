@@ -93,7 +93,7 @@ func BenchmarkParseIndex(b *testing.B) {
 	data := buf.Bytes()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if ix := parseIndex(data, "index"); ix.err != nil || len(ix.names) != 100_000 {
+		if ix := parseIndex(context.Background(), data, "index"); ix.err != nil || len(ix.names) != 100_000 {
 			b.Fatal(ix.err, len(ix.names))
 		}
 	}

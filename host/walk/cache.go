@@ -135,8 +135,11 @@ type Cache struct {
 	// together) looks it up once; it is checked like any state found, and
 	// its realTop/realKey say which question it answers.
 	lastReal *dirState
-	// bytes is what the maps above hold, by cacheCost; see maxCacheBytes.
-	bytes int
+	// bytes is what the maps above hold, by cacheCost, and the merged
+	// matchers of the chains they hold (flatBytes of it); see
+	// maxCacheBytes.
+	bytes     int
+	flatBytes int
 	// flushes counts the times the bound dropped everything, for tests.
 	flushes int
 	// maxBytes, when set (by tests), replaces maxCacheBytes.
@@ -313,7 +316,7 @@ func (c *Cache) flush() {
 	clear(c.dirs)
 	c.real = nil
 	c.lastReal = nil
-	c.bytes = 0
+	c.bytes, c.flatBytes = 0, 0
 	c.flushes++
 	if c.watch.active() {
 		c.watch.reset(c)
@@ -509,13 +512,14 @@ func (x *dirCtx) decide(relPath, name string, isDir bool) (*ruleSet, int) {
 
 // decideBoth is decide for isDir false and true at once, for a caller that
 // wants both answers: a rule set with no rule ending in '/' gives the same
-// answer either way and is matched once.
-func (x *dirCtx) decideBoth(relPath, name string) (rf *ruleSet, i int, rd *ruleSet, j int) {
+// answer either way and is matched once. The merged matcher it may build
+// is charged to c (nil: no bound).
+func (x *dirCtx) decideBoth(c *Cache, relPath, name string) (rf *ruleSet, i int, rd *ruleSet, j int) {
 	i, j = -1, -1
 	if x.repo == nil {
 		return
 	}
-	if f := x.flatFor(); f != nil {
+	if f := x.flatFor(c); f != nil {
 		return f.decideBoth(relPath, name)
 	}
 	return x.decideLevels(relPath, name)
@@ -524,44 +528,16 @@ func (x *dirCtx) decideBoth(relPath, name string) (rf *ruleSet, i int, rd *ruleS
 // decideLevels is decideBoth one rule set at a time.
 func (x *dirCtx) decideLevels(relPath, name string) (rf *ruleSet, i int, rd *ruleSet, j int) {
 	i, j = -1, -1
-	try := func(rs *ruleSet, path string) bool {
-		if !rs.hasDirOnly {
-			if k := rs.match(path, name, false); k >= 0 {
-				if rf == nil {
-					rf, i = rs, k
-				}
-				if rd == nil {
-					rd, j = rs, k
-				}
-			}
-		} else {
-			if rf == nil {
-				if k := rs.match(path, name, false); k >= 0 {
-					rf, i = rs, k
-				}
-			}
-			if rd == nil {
-				if k := rs.match(path, name, true); k >= 0 {
-					rd, j = rs, k
-				}
-			}
-		}
-		return rf != nil && rd != nil
-	}
 	for n := x.chain; n != nil; n = n.parent {
-		sub := ""
-		if len(relPath) >= len(n.rules.base) {
-			sub = relPath[len(n.rules.base):]
-		}
-		if try(n.rules, sub) {
+		if levelBoth(n.rules, relPath, name, &rf, &i, &rd, &j) {
 			return
 		}
 	}
-	if rs := x.repo.exclude; rs != nil && try(rs, relPath) {
+	if rs := x.repo.exclude; rs != nil && levelBoth(rs, relPath, name, &rf, &i, &rd, &j) {
 		return
 	}
 	if rs := x.repo.global; rs != nil {
-		try(rs, relPath)
+		levelBoth(rs, relPath, name, &rf, &i, &rd, &j)
 	}
 	return
 }
@@ -828,13 +804,13 @@ func (c *Cache) dirFilesOf(dir string, old *dirState) *dirFiles {
 	return fs
 }
 
-// flatOf is st.ctx.flatFor(), kept in st once there is one (st.ctx never
+// flatOf is st.ctx.flatFor(c), kept in st once there is one (st.ctx never
 // changes).
-func (st *dirState) flatOf() *flatRules {
+func (st *dirState) flatOf(c *Cache) *flatRules {
 	if f := st.flat.Load(); f != nil {
 		return f
 	}
-	f := st.ctx.flatFor()
+	f := st.ctx.flatFor(c)
 	if f != nil {
 		st.flat.Store(f)
 	}

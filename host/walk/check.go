@@ -273,7 +273,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	}
 	var ix *gitIndex
 	if judge != nil && !opts.NoIndex {
-		ix = c.indexFor(judge, now)
+		ix = c.indexFor(ctx, judge, now)
 	}
 	c.mu.Unlock()
 	if judge == nil {
@@ -318,7 +318,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 		return Match{}, true, err
 	}
 	rel := x.rel + name // for "dir/", name is "" and dir is judged as x.rel
-	rf, i, rd, j := x.decideBoth(rel, name)
+	rf, i, rd, j := x.decideBoth(c, rel, name)
 	if rf == nil && rd == nil {
 		return Match{}, true, ixErr
 	}

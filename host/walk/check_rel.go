@@ -177,7 +177,7 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 		if f := repo.indexFile; f != nil && f.checked != 0 && f.watched && f.wgen == c.gen && f.index != nil && f.indexGen == f.gen {
 			ix = f.index // what indexFor returns for a file the watches vouch for
 		} else {
-			ix = c.indexFor(repo, clock())
+			ix = c.indexFor(ctx, repo, clock())
 		}
 	}
 	untracked := ix != nil && ps.untracked == ix
@@ -229,7 +229,7 @@ func (c *Cache) judgeRel(ctx context.Context, top, rel string, dir bool, opts Ch
 	}
 	var rf, rd *ruleSet
 	var i, j int
-	if f := ps.flatOf(); f != nil {
+	if f := ps.flatOf(c); f != nil {
 		rf, i, rd, j = f.decideBoth(relRepo, name)
 	} else {
 		rf, i, rd, j = ps.ctx.decideLevels(relRepo, name)

@@ -96,12 +96,32 @@ func parseRulesAs(rs *ruleSet, data []byte) *ruleSet {
 		return rs
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	for lineno := 1; len(data) > 0; lineno++ {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
+	// The list is sized once, for the lines that may hold a rule (a file
+	// of a million rules would otherwise copy it some twenty times over).
+	n := 0
+	for rest := data; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
 		} else {
-			data = nil
+			rest = nil
+		}
+		if len(line) > 0 && line[0] != '#' {
+			n++
+		}
+	}
+	rs.rules = make([]rule, 0, n)
+	// The rules' texts are pieces of one copy of the file, not one
+	// allocation each.
+	str := string(data)
+	for lineno, at := 1, 0; at < len(data); lineno++ {
+		line := data[at:]
+		start := at
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+			at += i + 1
+		} else {
+			at = len(data)
 		}
 		if len(line) == 0 || line[0] == '#' {
 			continue
@@ -110,7 +130,7 @@ func parseRulesAs(rs *ruleSet, data []byte) *ruleSet {
 		if i := bytes.IndexByte(line, 0); i >= 0 {
 			line = line[:i]
 		}
-		rs.add(string(trimTrailingSpaces(line)), lineno)
+		rs.add(str[start:start+len(trimTrailingSpaces(line))], lineno)
 	}
 	return rs
 }

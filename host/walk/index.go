@@ -2,6 +2,7 @@ package walk
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
@@ -31,17 +32,34 @@ import (
 // report, wrapped with the index's path and the reason, for an index this
 // package cannot use: a split index ("link" extension, core.splitIndex), a
 // sparse index ("sdir", sparse directory entries), another extension git
-// marks as required, or an index version other than 2, 3 and 4. The
+// marks as required, an index version other than 2, 3 and 4, or a
+// version 4 index whose prefix-compressed names expand to more than
+// maxIndexExpansion times the file's size (git reads it, at a cost
+// quadratic in the file: a 2 MB index can hold 500 MB of names). The
 // answer given with it is the one without the index (as with NoIndex), so
 // tracked files that the rules ignore are missing from it.
 var ErrIndexUnsupported = errors.New("git index not supported")
 
 // ErrIndexCorrupt is reported like ErrIndexUnsupported for an index that
-// cannot be decoded (a truncated file, an entry count or a name length
-// past its end). git itself refuses to work with such an index. A wrong
-// checksum alone is not corruption here, as it is not for git outside
-// fsck.
+// git refuses to read, or that cannot be decoded: a truncated file, an
+// entry count or a name length past its end, a version 4 name that strips
+// more of the name before it than it has (git: "malformed name field in
+// the index"), or a name whose length differs from the one its flags give
+// (below 4095, where the flags hold it; git then reads the entries after
+// it at the wrong place and refuses them). A wrong checksum alone is not
+// corruption here, as it is not for git outside fsck.
 var ErrIndexCorrupt = errors.New("git index corrupt")
+
+// maxIndexExpansion bounds what a version 4 index's names may take once
+// expanded, as a multiple of the file's size. Each entry takes at least
+// 64 bytes in the file, so only paths averaging over 500 bytes (with a
+// few bytes of each stored) come near it; a hostile index whose every
+// name is one byte longer than the one before it is refused at once.
+const maxIndexExpansion = 8
+
+// indexCtxEvery is how many entries the decoder reads between two looks
+// at the context.
+const indexCtxEvery = 1 << 12
 
 // gitIndex is what the walk needs of an index: the tracked paths.
 type gitIndex struct {
@@ -79,12 +97,13 @@ const (
 
 // parseIndex decodes the contents of an index file read from path (for
 // messages). Empty contents (no index yet, as in a new repository) are an
-// empty index.
-func parseIndex(data []byte, path string) *gitIndex {
+// empty index. When ctx is done before the decoding ends, the index's err
+// wraps ctx.Err() (and the caller must not keep it).
+func parseIndex(ctx context.Context, data []byte, path string) *gitIndex {
 	if len(data) == 0 {
 		return &gitIndex{}
 	}
-	names, sorted, err := decodeNames(data)
+	names, sorted, err := decodeNames(ctx, data)
 	if err != nil {
 		return &gitIndex{err: fmt.Errorf("%s: %w", path, err)}
 	}
@@ -103,17 +122,90 @@ func parseIndex(data []byte, path string) *gitIndex {
 // The cache's data never is (each read of a file is a new buffer, kept as
 // the file's contents and only compared).
 func decodeIndexNames(data []byte) ([]string, error) {
-	names, _, err := decodeNames(data)
+	names, _, err := decodeNames(context.Background(), data)
 	return names, err
 }
+
+// indexEntry is what decodeNames reads of one entry: where its name (at
+// version 4, the part of it stored) starts and ends in the body, at
+// version 4 how many bytes of the name before it to drop, and its mode
+// and 12-bit name length (flags & indexNameMask).
+type indexEntry struct {
+	name, end int
+	strip     uint64
+	mode      uint32
+	flagLen   int
+}
+
+// readEntry reads the entry at pos of body (an index of version v) and
+// returns it with the position of the next one.
+func readEntry(body []byte, pos int, v uint32) (indexEntry, int, error) {
+	var e indexEntry
+	if pos+indexEntryFixed > len(body) {
+		return e, 0, corruptIndex("truncated entry")
+	}
+	e.mode = binary.BigEndian.Uint32(body[pos+24:])
+	flags := binary.BigEndian.Uint16(body[pos+60:])
+	e.flagLen = int(flags & indexNameMask)
+	off := pos + indexEntryFixed
+	if flags&indexFlagExt != 0 {
+		if v < 3 {
+			return e, 0, corruptIndex("extended flags in a version 2 index")
+		}
+		off += 2
+	}
+	if off > len(body) {
+		return e, 0, corruptIndex("truncated entry")
+	}
+	if v == 4 {
+		// The length of the previous name's tail to drop, as a git
+		// "offset" varint, then the rest of the name, NUL-terminated.
+		strip, n := indexVarint(body[off:])
+		if n == 0 {
+			return e, 0, corruptIndex("bad name prefix")
+		}
+		e.strip = strip
+		off += n
+	}
+	// The name is the flags' length long, or, where that saturates at
+	// 4095, up to its NUL (read-cache.c's create_from_disk: strlen from
+	// the name's start, whatever its length).
+	e.name = off
+	n := bytes.IndexByte(body[off:], 0)
+	if n < 0 {
+		return e, 0, corruptIndex("unterminated name")
+	}
+	e.end = off + n
+	next := e.end + 1
+	if v < 4 {
+		if e.flagLen != indexNameMask && e.flagLen != n {
+			return e, 0, corruptIndex(fmt.Sprintf("bad name length: %d in the flags, %d in the entry", e.flagLen, n))
+		}
+		// Entries are padded with 1 to 8 NULs to a multiple of 8.
+		next = pos + (off-pos+n+8)&^7
+		if next > len(body) {
+			return e, 0, corruptIndex("truncated entry")
+		}
+	}
+	return e, next, nil
+}
+
+// corruptIndex is an ErrIndexCorrupt saying what.
+func corruptIndex(what string) error { return fmt.Errorf("%w: %s", ErrIndexCorrupt, what) }
 
 // decodeNames is decodeIndexNames, and reports whether the names are in
 // strictly increasing order (each compared with the one before as it is
 // decoded, while both are in the cache, not in a second pass over them).
-func decodeNames(data []byte) (_ []string, sorted bool, _ error) {
-	corrupt := func(what string) error { return fmt.Errorf("%w: %s", ErrIndexCorrupt, what) }
+// It looks at ctx every indexCtxEvery entries.
+//
+// A version 4 index is read twice, both times in time linear in the
+// file: once to check every name's length against its flags and to add
+// up what the names take (refused past maxIndexExpansion times the file),
+// then to lay them out in one buffer of that size, a name that only
+// extends the one before it sharing its bytes.
+func decodeNames(ctx context.Context, data []byte) (_ []string, sorted bool, _ error) {
 	if len(data) < indexHeaderLen+indexChecksumLen || string(data[:4]) != "DIRC" {
-		return nil, false, corrupt("no index signature")
+		return nil, false, corruptIndex("no index signature")
 	}
 	version := binary.BigEndian.Uint32(data[4:])
 	if version < 2 || version > 4 {
@@ -128,66 +220,79 @@ func decodeNames(data []byte) (_ []string, sorted bool, _ error) {
 	body := data[:len(data)-indexChecksumLen]
 	count := binary.BigEndian.Uint32(data[8:])
 	if uint64(count) > uint64(len(body))/indexEntryFixed {
-		return nil, false, corrupt("entry count larger than the file")
+		return nil, false, corruptIndex("entry count larger than the file")
+	}
+	look := func(i uint32) error {
+		if i%indexCtxEvery == 0 {
+			return ctx.Err()
+		}
+		return nil
+	}
+	var arena []byte // version 4: the names, laid out
+	if version == 4 {
+		pos, prevLen, size := indexHeaderLen, 0, 0
+		for i := uint32(0); i < count; i++ {
+			if err := look(i); err != nil {
+				return nil, false, err
+			}
+			e, next, err := readEntry(body, pos, version)
+			if err != nil {
+				return nil, false, err
+			}
+			if e.strip > uint64(prevLen) {
+				return nil, false, corruptIndex("bad name prefix (malformed name field)")
+			}
+			keep := prevLen - int(e.strip)
+			n := keep + e.end - e.name
+			if e.flagLen != indexNameMask && e.flagLen != n {
+				return nil, false, corruptIndex(fmt.Sprintf("bad name length: %d in the flags, %d in the entry", e.flagLen, n))
+			}
+			if i > 0 && e.strip == 0 {
+				size += e.end - e.name // shares the name before it
+			} else {
+				size += n
+			}
+			if size > maxIndexExpansion*len(data) {
+				return nil, false, fmt.Errorf("%w: version 4 names expanding to more than %d times the file's %d bytes", ErrIndexUnsupported, maxIndexExpansion, len(data))
+			}
+			prevLen, pos = n, next
+		}
+		arena = make([]byte, 0, size)
 	}
 	names := make([]string, 0, count)
 	pos := indexHeaderLen
 	var prev string
+	prevAt := 0 // version 4: where prev starts in arena
 	sorted = true
 	for i := uint32(0); i < count; i++ {
-		if pos+indexEntryFixed > len(body) {
-			return nil, false, corrupt("truncated entry")
+		if err := look(i); err != nil {
+			return nil, false, err
 		}
-		mode := binary.BigEndian.Uint32(body[pos+24:])
-		flags := binary.BigEndian.Uint16(body[pos+60:])
-		off := pos + indexEntryFixed
-		if flags&indexFlagExt != 0 {
-			if version < 3 {
-				return nil, false, corrupt("extended flags in a version 2 index")
-			}
-			off += 2
-		}
-		if off > len(body) {
-			return nil, false, corrupt("truncated entry")
+		e, next, err := readEntry(body, pos, version)
+		if err != nil {
+			return nil, false, err // not at version 4: checked above
 		}
 		var name string
 		if version == 4 {
-			// The length of prev's tail to drop, as a git "offset"
-			// varint, then the rest of the name, NUL-terminated.
-			strip, n := indexVarint(body[off:])
-			if n == 0 || strip > uint64(len(prev)) {
-				return nil, false, corrupt("bad name prefix")
+			at := len(arena)
+			if i > 0 && e.strip == 0 {
+				at = prevAt // prev ends where arena does
+			} else {
+				// Within arena's capacity (the first pass sized it):
+				// no reallocation, so the names laid out stay put.
+				arena = append(arena, prev[:len(prev)-int(e.strip)]...)
 			}
-			off += n
-			end := bytes.IndexByte(body[off:], 0)
-			if end < 0 {
-				return nil, false, corrupt("unterminated name")
+			arena = append(arena, body[e.name:e.end]...)
+			if len(arena) > at {
+				name = unsafe.String(&arena[at], len(arena)-at)
 			}
-			name = prev[:len(prev)-int(strip)] + string(body[off:off+end])
-			pos = off + end + 1
-		} else {
-			n := int(flags & indexNameMask)
-			if n == indexNameMask { // 4095 or longer: find the NUL
-				if off+indexNameMask > len(body) {
-					return nil, false, corrupt("truncated name")
-				}
-				n = bytes.IndexByte(body[off+indexNameMask:], 0)
-				if n < 0 {
-					return nil, false, corrupt("unterminated name")
-				}
-				n += indexNameMask
-			}
-			if off+n >= len(body) || body[off+n] != 0 {
-				return nil, false, corrupt("bad name length")
-			}
-			if n > 0 {
-				// Shares data's bytes (see decodeIndexNames).
-				name = unsafe.String(&body[off], n)
-			}
-			// Entries are padded with 1 to 8 NULs to a multiple of 8.
-			pos += (off - pos + n + 8) &^ 7
+			prevAt = at
+		} else if e.end > e.name {
+			// Shares data's bytes (see decodeIndexNames).
+			name = unsafe.String(&body[e.name], e.end-e.name)
 		}
-		if mode == indexModeDir || strings.HasSuffix(name, "/") {
+		pos = next
+		if e.mode == indexModeDir || strings.HasSuffix(name, "/") {
 			return nil, false, fmt.Errorf("%w: a sparse index (sparse directory entry %q)", ErrIndexUnsupported, name)
 		}
 		if sorted && i > 0 && prev >= name {
@@ -201,12 +306,12 @@ func decodeNames(data []byte) (_ []string, sorted bool, _ error) {
 	// changes what the entries mean.
 	for pos < len(body) {
 		if pos+8 > len(body) {
-			return nil, false, corrupt("truncated extension")
+			return nil, false, corruptIndex("truncated extension")
 		}
 		sig := string(body[pos : pos+4])
 		size := binary.BigEndian.Uint32(body[pos+4:])
 		if uint64(size) > uint64(len(body)-pos-8) {
-			return nil, false, corrupt("extension larger than the file")
+			return nil, false, corruptIndex("extension larger than the file")
 		}
 		if sig[0] < 'A' || sig[0] > 'Z' {
 			switch sig {

@@ -1,6 +1,7 @@
 package walk
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -108,11 +109,11 @@ func TestIndexOrder(t *testing.T) {
 		{[]string{"a", "c", "b"}, false, []string{"a", "b", "c"}},
 		{[]string{"x"}, true, []string{"x"}},
 	} {
-		names, sorted, err := decodeNames(rawIndex(c.in...))
+		names, sorted, err := decodeNames(context.Background(), rawIndex(c.in...))
 		if err != nil || sorted != c.sorted || !slices.Equal(names, c.in) {
 			t.Errorf("decodeNames(%q) = %q, sorted %v, %v; want the names, sorted %v", c.in, names, sorted, err, c.sorted)
 		}
-		if ix := parseIndex(rawIndex(c.in...), "index"); ix.err != nil || !slices.Equal(ix.names, c.want) {
+		if ix := parseIndex(context.Background(), rawIndex(c.in...), "index"); ix.err != nil || !slices.Equal(ix.names, c.want) {
 			t.Errorf("parseIndex(%q) = %q, %v; want %q", c.in, ix.names, ix.err, c.want)
 		}
 	}

@@ -146,8 +146,9 @@ func (c *Cache) loadRepo(ctx context.Context, root string, now int64) *repoInfo 
 
 // indexFor returns r's index as it is now (re-read when the file changed,
 // by the same rules as any file the Cache depends on), decoded outside the
-// lock. Callers hold c.mu.
-func (c *Cache) indexFor(r *repoInfo, now int64) *gitIndex {
+// lock; one whose decoding ctx stopped is returned with that error and not
+// kept. Callers hold c.mu.
+func (c *Cache) indexFor(ctx context.Context, r *repoInfo, now int64) *gitIndex {
 	if r == nil || r.indexFile == nil {
 		return nil
 	}
@@ -157,9 +158,9 @@ func (c *Cache) indexFor(r *repoInfo, now int64) *gitIndex {
 	}
 	data, gen, path := f.data, f.gen, f.path
 	c.mu.Unlock()
-	ix := parseIndex(data, path)
+	ix := parseIndex(ctx, data, path)
 	c.mu.Lock()
-	if f.gen == gen {
+	if f.gen == gen && ctx.Err() == nil {
 		f.index, f.indexGen = ix, gen
 	}
 	return ix

@@ -387,7 +387,7 @@ func (w *walker) indexOf(r *repoInfo) *gitIndex {
 	w.mu.Unlock()
 	s.once.Do(func() {
 		w.c.mu.Lock()
-		ix := w.c.indexFor(r, w.c.now())
+		ix := w.c.indexFor(w.ctx, r, w.c.now())
 		w.c.mu.Unlock()
 		if ix != nil && ix.err != nil {
 			w.report(ix.err)

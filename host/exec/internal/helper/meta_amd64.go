@@ -1,3 +1,5 @@
+//go:build linux
+
 package helper
 
 import "golang.org/x/sys/unix"
