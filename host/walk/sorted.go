@@ -208,9 +208,16 @@ func (w *walker) sortedDir(h dirHandle, abs, name string, depth int, pctx *dirCt
 			}
 			w.enterSorted(d, *resume, chain, after[1:])
 		}
+		done := w.ctx.Done()
 		for _, c := range cands {
 			if w.stopped.Load() {
 				return
+			}
+			select {
+			case <-done:
+				w.halt(w.ctx.Err())
+				return
+			default:
 			}
 			if w.opts.MaxEntries > 0 && w.count.Load() >= int64(w.opts.MaxEntries) {
 				// One entry more than the limit exists: the walk is cut.

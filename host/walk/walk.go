@@ -97,6 +97,10 @@ type Options struct {
 	// walk sequential and sorted as MaxEntries does. An After that is
 	// absolute or holds an empty, "." or ".." name gives ErrInvalidAfter.
 	After string
+	// Sorted, when true, makes the walk sequential and sorted as
+	// MaxEntries does, without a limit: for a caller that stops the walk
+	// itself (fn's error) after the first entries of its own choosing.
+	Sorted bool
 	// OnCut, if set, is called once, when the walk returns, if MaxEntries
 	// cut it: the walk found an entry beyond the limit that it would have
 	// delivered. A walk that delivers MaxEntries entries and finds no more
@@ -295,7 +299,7 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 	if err != nil {
 		return err
 	}
-	w := &walker{root: root, rootH: invalidHandle, c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0 || after != nil, after: after, ctx: ctx, start: time.Now()}
+	w := &walker{root: root, rootH: invalidHandle, c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0 || after != nil || opts.Sorted, after: after, ctx: ctx, start: time.Now()}
 	stop := context.AfterFunc(ctx, func() { w.halt(ctx.Err()) })
 	defer stop()
 
@@ -752,7 +756,7 @@ type dirRun struct {
 	up         upIndex
 	fold       bool
 	childDepth int
-	descend    bool      // entries that are directories are entered
+	descend    bool       // entries that are directories are entered
 	rf         ruleFilter // what the rules in force here can match at all
 	ix         indexDir   // the part of ctx.repo's index below this directory, once an entry needs it
 	ixRead     bool
