@@ -258,19 +258,24 @@ const slowSyscall = time.Millisecond
 func walkParallelism() int { return 2 * runtime.GOMAXPROCS(0) }
 
 // Walk lists the tree under root (an absolute path; Host.Walk passes the
-// canonical path the jail resolved) and calls fn once per entry, from
-// several goroutines at once and in no particular order unless
-// opts.MaxEntries is set. A directory's entry is delivered before anything
-// below it. Ignored entries, ".git", dot-files (unless opts.Hidden),
-// FIFOs, sockets and devices are skipped; ignored directories are not
-// entered.
+// canonical path the jail resolved) and calls fn once per entry. Without
+// opts.MaxEntries, opts.After or opts.Sorted it calls fn from several
+// goroutines at once, in no particular order: only a directory's entry is
+// delivered before anything below it. With any of them it calls fn from
+// one goroutine, in path order (see Options.MaxEntries). Either way a
+// directory is read a part at a time (some 800 entries) and each part is
+// delivered before the next is read, so a directory of a million files
+// is never held whole and its first entries come at once. Ignored
+// entries, ".git", dot-files (unless opts.Hidden), FIFOs, sockets and
+// devices are skipped; ignored directories are not entered.
 //
-// Walk returns nil when the whole tree was read; fn's first non-nil error
+// Walk returns nil when the whole tree was read (or MaxEntries cut it:
+// OnCut says so); fn's first non-nil error
 // (the walk stops soon after, and other goroutines may deliver a few more
 // entries meanwhile); ctx.Err() if ctx ends first; a *PartialError when
-// only some directories could not be read; or an error when root itself
-// cannot be opened. When root is not a directory fn gets root itself, at
-// depth 0.
+// only some directories could not be read; ErrInvalidAfter for a bad
+// opts.After; or an error when root itself cannot be opened. When root
+// is not a directory fn gets root itself, at depth 0.
 func (c *Cache) Walk(ctx context.Context, root string, opts Options, fn func(Entry) error) error {
 	return c.walk(ctx, root, nil, opts, fn)
 }
