@@ -62,7 +62,7 @@
 // directory being read, plus the subdirectories still to enter; a sorted
 // walk holds at most the entries still to deliver (and no more than
 // 16,384) of each directory on its path, reading a larger directory
-// again for its next names. See docs/adr/0016-walk-order-and-cursor.md.
+// again for its next names. See docs/adr/0021-walk-order-and-cursor.md.
 //
 // # What it does not promise
 //
