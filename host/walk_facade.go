@@ -158,8 +158,9 @@ func (h *Host) Walk(ctx context.Context, cwd, path string, opts WalkOptions) ([]
 
 // WalkFunc is Walk without the collecting and sorting: it resolves path
 // like Walk and calls fn for each entry as it is found, from several
-// goroutines at once (in no particular order unless opts.MaxEntries is
-// set), stopping at fn's first error, which it returns. Every entry's Path
+// goroutines at once (in no particular order), or with opts.MaxEntries,
+// After or Sorted from one goroutine in path order (walk.Options), stopping
+// at fn's first error, which it returns. Every entry's Path
 // starts with what ResolveInJail(ctx, cwd, path) returns. Errors are
 // Walk's.
 func (h *Host) WalkFunc(ctx context.Context, cwd, path string, opts WalkOptions, fn func(WalkEntry) error) error {

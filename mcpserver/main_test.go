@@ -36,6 +36,7 @@ type server struct {
 	client  *mcp.Client
 	stderr  *syncBuffer
 	updates chan string // URIs of notifications/resources/updated
+	cmd     *exec.Cmd   // the server's process (its ProcessState once the session is closed)
 }
 
 type startOpts struct {
@@ -91,6 +92,7 @@ func start(t *testing.T, o startOpts) *server {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = serverGit(s.ws).Environ() // HOME is home/; the developer's git setup stays out
 	cmd.Stderr = s.stderr
+	s.cmd = cmd
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "agenthost-test", Version: "1"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			select {

@@ -431,7 +431,7 @@ func TestWalk(t *testing.T) {
 		t.Errorf(".git listed: %q", got)
 	}
 	got = s.ok("walk", map[string]any{"maxEntries": 2})
-	if lines := strings.Split(strings.TrimSpace(got), "\n"); len(lines) != 3 || !strings.Contains(lines[2], "cut at 2") {
+	if lines := strings.Split(strings.TrimSpace(got), "\n"); len(lines) != 3 || lines[0] != "a.go" || lines[1] != "src/" || !strings.Contains(lines[2], "more follow") {
 		t.Errorf("walk maxEntries 2 = %q", got)
 	}
 	s.fails("walk", map[string]any{"path": "nope"}, "does not exist")

@@ -106,8 +106,8 @@ func (s *Server) directoryTree(ctx context.Context, in treeIn) (*mcp.CallToolRes
 		ents = ents[:limit]
 	}
 	// Entries come sorted by path, so a directory comes before what is in
-	// it; a limited walk keeps whole directories before entering any of
-	// their subdirectories, so every kept entry's parent is kept too.
+	// it; a limited walk keeps the first entries in path order (depth
+	// first), so every kept entry's parent is kept too.
 	dirs := map[string]*TreeNode{}
 	for _, e := range ents {
 		rel, err := filepath.Rel(st.Path, e.Path)

@@ -2,12 +2,12 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,14 +28,18 @@ const (
 	// MaxWalkEntries is the most entries one walk call returns, whatever it
 	// asks for.
 	MaxWalkEntries = 50000
-	// maxListEntries bounds list_directory the same way for one directory.
+	// maxListEntries is the most entries one list_directory call returns
+	// (its page size, and its default): a larger directory is listed in
+	// pages, each call given the cursor the one before returned.
 	maxListEntries = 5000
 	// maxCheckIgnore is how many paths one check_ignore call takes.
 	maxCheckIgnore = 1000
 )
 
 type listDirIn struct {
-	Path string `json:"path" jsonschema:"the directory to list; absolute, or relative to the workspace root"`
+	Path       string `json:"path" jsonschema:"the directory to list; absolute, or relative to the workspace root"`
+	MaxEntries int    `json:"maxEntries,omitempty" jsonschema:"the most entries to return (default and at most 5000)"`
+	Cursor     string `json:"cursor,omitempty" jsonschema:"where to go on: the nextCursor of the previous page of the same directory"`
 }
 
 type walkIn struct {
@@ -44,6 +48,7 @@ type walkIn struct {
 	MaxEntries int    `json:"maxEntries,omitempty" jsonschema:"the most entries to return (default 2000, at most 50000)"`
 	Hidden     bool   `json:"hidden,omitempty" jsonschema:"include names starting with a dot (.git itself is never listed)"`
 	NoIgnore   bool   `json:"noIgnore,omitempty" jsonschema:"do not apply .gitignore, .git/info/exclude or the global excludes file"`
+	Cursor     string `json:"cursor,omitempty" jsonschema:"where to go on: the nextCursor of the previous page of the same walk"`
 }
 
 type checkIgnoreIn struct {
@@ -63,8 +68,59 @@ type ListEntry struct {
 type ListOut struct {
 	Root      string      `json:"root" jsonschema:"the canonical path of the directory listed"`
 	Entries   []ListEntry `json:"entries" jsonschema:"the entries, in the listing's order"`
-	Truncated bool        `json:"truncated" jsonschema:"true when the listing was cut (maxEntries, or list_directory's limit)"`
-	Unread    []string    `json:"unread,omitempty" jsonschema:"directories that could not be read, with why"`
+	Truncated bool        `json:"truncated" jsonschema:"true when more entries follow this page (maxEntries, or list_directory's limit)"`
+	// NextCursor resumes the listing after its last entry (see listCursor).
+	NextCursor string   `json:"nextCursor,omitempty" jsonschema:"set when truncated: pass it as cursor, with the same path, for the next page"`
+	Unread     []string `json:"unread,omitempty" jsonschema:"directories that could not be read, with why"`
+}
+
+// listCursor is what a nextCursor holds, opaque to the client: the tool,
+// the canonical directory listed and the last entry returned (relative to
+// it, names separated by /). A page lists the entries that sort after
+// that entry (walk.Options.After), so paging is stable whatever is
+// created or removed between the calls: every entry present throughout is
+// listed exactly once, in order.
+type listCursor struct {
+	Tool  string `json:"t"`
+	Root  string `json:"r"`
+	After string `json:"a"`
+}
+
+// cursorVersion starts every cursor, so that a later format can tell an
+// old one.
+const cursorVersion = "c1."
+
+// encode is the cursor as a client carries it.
+func (c listCursor) encode() string {
+	b, _ := json.Marshal(c)
+	return cursorVersion + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// errBadCursor is a cursor that no page of this listing returned.
+var errBadCursor = errors.New(`argument "cursor" is not a nextCursor of this listing: give the nextCursor of the previous page, with the same path (or no cursor for the first page)`)
+
+// decodeCursor reads s ("" gives "": the first page) for tool on the
+// directory root and returns the entry to resume after.
+func decodeCursor(s, tool, root string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	rest, ok := strings.CutPrefix(s, cursorVersion)
+	if !ok || len(rest) > 64<<10 {
+		return "", errBadCursor
+	}
+	b, err := base64.RawURLEncoding.DecodeString(rest)
+	if err != nil {
+		return "", errBadCursor
+	}
+	var c listCursor
+	if json.Unmarshal(b, &c) != nil || c.Tool != tool || c.After == "" {
+		return "", errBadCursor
+	}
+	if c.Root != root {
+		return "", fmt.Errorf("%w (it was for %s, not %s)", errBadCursor, quote(c.Root), quote(root))
+	}
+	return c.After, nil
 }
 
 // RootsOut is the structured output of list_roots.
@@ -77,14 +133,18 @@ func (s *Server) addWalkTools() {
 	addTool(s, &mcp.Tool{
 		Name: "list_directory",
 		Description: "List the entries of one directory, each on its own line, directories with a trailing / (a name that could be misread, with a line break say, is quoted; the structured content has it exactly). " +
-			"Every entry is shown, hidden and git-ignored ones included (use walk for a git-aware listing of a tree).",
+			"Every entry is shown, hidden and git-ignored ones included (use walk for a git-aware listing of a tree). " +
+			"Entries come sorted by name (byte order), at most maxEntries (default and at most 5000) per call: when more follow, truncated is true and nextCursor is set; " +
+			"call again with the same path and cursor set to it for the next page (stable when entries are created or removed meanwhile: every entry present throughout is listed exactly once).",
 		Annotations: ro,
 	}, s.listDirectory)
 	addEncodedTool[walkIn, ListOut](s, &mcp.Tool{
 		Name: "walk",
 		Description: "List the files under a directory the way git sees them (like rg --files): paths relative to the walked directory, " +
 			"one per line, directories with a trailing /. Files ignored by .gitignore, .git/info/exclude or the global excludes file " +
-			"are left out and ignored directories are not entered; dot-files only with hidden. Limit the output with maxDepth and maxEntries.",
+			"are left out and ignored directories are not entered; dot-files only with hidden. Limit the output with maxDepth and maxEntries. " +
+			"Entries come in path order (depth first, each directory's names in byte order, a directory followed by what is in it); when more follow than maxEntries, " +
+			"truncated is true and nextCursor is set: call again with the same arguments and cursor set to it for the next page (every entry present throughout is listed exactly once).",
 		Annotations: ro,
 	}, s.walk)
 	addTool(s, &mcp.Tool{
@@ -101,23 +161,23 @@ func (s *Server) addWalkTools() {
 	}, s.listRoots)
 }
 
-// listNames returns the names in dir, directories with a trailing slash,
-// sorted; every entry, hidden and ignored ones included.
+// listNames returns the first names in dir (maxListEntries of them and
+// one more, to tell that there are more), directories with a trailing
+// slash, sorted; every entry, hidden and ignored ones included.
 func (s *Server) listNames(ctx context.Context, dir string) ([]string, error) {
-	ents, err := s.h.Walk(ctx, "", dir, host.WalkOptions{Hidden: true, NoIgnore: true, MaxDepth: 1, MaxEntries: maxListEntries + 1})
+	var names []string
+	err := s.h.WalkFunc(ctx, "", dir, host.WalkOptions{Hidden: true, NoIgnore: true, MaxDepth: 1, MaxEntries: maxListEntries + 1}, func(e host.WalkEntry) error {
+		if e.Depth == 1 {
+			n := filepath.Base(e.Path)
+			if e.IsDir {
+				n += "/"
+			}
+			names = append(names, n)
+		}
+		return nil
+	})
 	if err != nil && !isPartial(err) {
 		return nil, err
-	}
-	names := make([]string, 0, len(ents))
-	for _, e := range ents {
-		if e.Depth != 1 {
-			continue
-		}
-		n := filepath.Base(e.Path)
-		if e.IsDir {
-			n += "/"
-		}
-		names = append(names, n)
 	}
 	return names, err
 }
@@ -128,6 +188,13 @@ func isPartial(err error) bool {
 }
 
 func (s *Server) listDirectory(ctx context.Context, in listDirIn) (*mcp.CallToolResult, ListOut, error) {
+	if in.MaxEntries < 0 {
+		return nil, ListOut{}, errors.New(`argument "maxEntries" must not be negative`)
+	}
+	limit := maxListEntries
+	if in.MaxEntries > 0 {
+		limit = min(in.MaxEntries, maxListEntries)
+	}
 	st, err := s.h.Stat(ctx, "", in.Path)
 	if err != nil {
 		return nil, ListOut{}, s.explain(ctx, in.Path, err)
@@ -135,42 +202,54 @@ func (s *Server) listDirectory(ctx context.Context, in listDirIn) (*mcp.CallTool
 	if !st.IsDir {
 		return nil, ListOut{}, fmt.Errorf("%s is a file, not a directory: use read_file or stat", quote(in.Path))
 	}
-	names, err := s.listNames(ctx, st.Path)
+	after, err := decodeCursor(in.Cursor, "list_directory", st.Path)
+	if err != nil {
+		return nil, ListOut{}, err
+	}
+	out := ListOut{Root: st.Path, Entries: []ListEntry{}}
+	// One page: the sorted walk of the directory's children after the
+	// cursor, holding no more than the page (not the directory).
+	err = s.h.WalkFunc(ctx, "", st.Path, host.WalkOptions{
+		Hidden: true, NoIgnore: true, MaxDepth: 1, MaxEntries: limit, After: after,
+		OnCut: func() { out.Truncated = true },
+	}, func(e host.WalkEntry) error {
+		if e.Depth == 1 {
+			t := "file"
+			if e.IsDir {
+				t = "directory"
+			}
+			out.Entries = append(out.Entries, ListEntry{Path: filepath.Base(e.Path), Type: t})
+		}
+		return nil
+	})
 	if err != nil && !isPartial(err) {
 		return nil, ListOut{}, s.explain(ctx, in.Path, err)
 	}
-	out := ListOut{Root: st.Path, Entries: []ListEntry{}, Unread: unreadDirs(err)}
+	out.Unread = unreadDirs(err)
 	var b strings.Builder
-	if len(names) == 0 {
-		fmt.Fprintf(&b, "%s is empty\n", st.Path)
-	}
-	out.Truncated = len(names) > maxListEntries
-	if out.Truncated {
-		names = names[:maxListEntries]
-	}
-	for _, n := range names {
-		e := ListEntry{Path: strings.TrimSuffix(n, "/"), Type: "file"}
-		if strings.HasSuffix(n, "/") {
-			e.Type = "directory"
+	if len(out.Entries) == 0 {
+		if after != "" {
+			fmt.Fprintf(&b, "%s has no entries after %s\n", st.Path, listName(after))
+		} else {
+			fmt.Fprintf(&b, "%s is empty\n", st.Path)
 		}
-		out.Entries = append(out.Entries, e)
+	}
+	for _, e := range out.Entries {
 		b.WriteString(listName(e.Path))
 		if e.Type == "directory" {
 			b.WriteByte('/')
 		}
 		b.WriteByte('\n')
 	}
-	if out.Truncated {
-		fmt.Fprintf(&b, "... (listing cut at %d entries: use walk with maxDepth 1 and maxEntries to page through it)\n", maxListEntries)
+	if out.Truncated && len(out.Entries) > 0 {
+		out.NextCursor = listCursor{Tool: "list_directory", Root: st.Path, After: out.Entries[len(out.Entries)-1].Path}.encode()
+		fmt.Fprintf(&b, "... (%d entries; more follow: call again with cursor %q)\n", len(out.Entries), out.NextCursor)
 	}
 	if err != nil {
 		fmt.Fprintf(&b, "(some entries could not be read: %v)\n", err)
 	}
 	return text(b.String()), out, nil
 }
-
-// errWalkFull stops a walk that has gathered more than its limit.
-var errWalkFull = errors.New("walk: limit reached")
 
 // walkFound is one entry a walk found: its path relative to the walked
 // directory, at names[off:off+n] once the walk is over.
@@ -196,11 +275,15 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 	if err != nil {
 		return nil, nil, s.explain(ctx, path, err)
 	}
-	// The parallel walker, stopped once one entry more than the limit is
-	// in: with a cut, which entries are kept depends on the order they
-	// are found (the listing says so), not on a sequential walk. Each
-	// directory's entries come at once (Batch), their paths lent: the part
-	// below top is copied into one buffer.
+	after, err := decodeCursor(in.Cursor, "walk", top)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The sorted walk (a limit makes it one): exactly the first limit
+	// entries in path order after the cursor, never more of a directory
+	// in memory than the page. The entries come in runs (Batch), their
+	// paths lent: the part below top is copied into one buffer.
+	truncated := false
 	var mu sync.Mutex
 	// Sized as the last walk's (up to the limit): a walk of the same tree
 	// again grows nothing.
@@ -211,9 +294,6 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 		mu.Lock()
 		defer mu.Unlock()
 		for _, e := range ents {
-			if len(found) > limit {
-				return errWalkFull
-			}
 			rel := e.Path
 			if e.Depth > 0 {
 				rel = strings.TrimLeft(strings.TrimPrefix(e.Path, top), string(os.PathSeparator))
@@ -225,10 +305,8 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 	}
 	err = s.h.WalkFunc(ctx, "", top, host.WalkOptions{
 		Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxDepth: in.MaxDepth, Batch: batch,
+		MaxEntries: limit, After: after, OnCut: func() { truncated = true },
 	}, func(e host.WalkEntry) error { return batch([]host.WalkEntry{e}) }) // a file
-	if errors.Is(err, errWalkFull) {
-		err = nil
-	}
 	if err != nil && !isPartial(err) {
 		return nil, nil, s.explain(ctx, path, err)
 	}
@@ -246,12 +324,11 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 	for i, f := range found {
 		list[i] = named{names[f.off : f.off+f.n], f.dir}
 	}
-	slices.SortFunc(list, func(a, b named) int { return strings.Compare(a.name, b.name) })
-	truncated := len(list) > limit
-	if truncated {
-		list = list[:limit]
-	}
 	unread := unreadDirs(err)
+	next := ""
+	if truncated && len(list) > 0 {
+		next = listCursor{Tool: "walk", Root: top, After: list[len(list)-1].name}.encode()
+	}
 
 	// The text and the structured content (ListOut), each written once.
 	var b strings.Builder
@@ -280,6 +357,10 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 	}
 	js = append(js, `],"truncated":`...)
 	js = strconv.AppendBool(js, truncated)
+	if next != "" {
+		js = append(js, `,"nextCursor":`...)
+		js = appendJSONString(js, next)
+	}
 	if len(unread) > 0 {
 		js = append(js, `,"unread":[`...)
 		for i, u := range unread {
@@ -295,7 +376,7 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 		fmt.Fprintf(&b, "(nothing under %s)\n", top)
 	}
 	if truncated {
-		fmt.Fprintf(&b, "... (cut at %d entries: narrow the path, lower maxDepth or raise maxEntries)\n", limit)
+		fmt.Fprintf(&b, "... (%d entries; more follow: call again with cursor %q, or narrow the path, lower maxDepth or raise maxEntries)\n", len(list), next)
 	}
 	if err != nil {
 		fmt.Fprintf(&b, "(some directories could not be read: %v)\n", err)

@@ -151,7 +151,7 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.Var(&unrestricted, "uuu", "as -u -u -u")
 	noIndex := fs.Bool("no-index", false, "leave out tracked files the rules ignore (git ls-files -o --exclude-standard, plus what is tracked and not ignored)")
 	maxDepth := nonNegativeIntFlag(fs, "max-depth", 0, "descend at most `N` levels (1: only PATH's children; 0: unlimited)")
-	maxEntries := nonNegativeIntFlag(fs, "max-entries", 0, "stop after `N` entries, files and directories (0: unlimited)")
+	maxEntries := nonNegativeIntFlag(fs, "max-entries", 0, "stop after `N` entries, files and directories (0: unlimited): the first N in path order, said on stderr (--json: a last line {\"truncated\":true}) when more follow")
 	var sortBy sortFlag = "none"
 	fs.Var(&sortBy, "sort", "`path`: print in path order (waits for the whole walk); none: as found")
 	nul := fs.Bool("0", false, "end each path with NUL instead of a newline")
@@ -185,8 +185,11 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := lateInterrupt(context.Background(), interruptAfter)
 	defer stop()
+	// --max-entries counts what is printed (directories only with
+	// --dirs), so the walk is asked for its sorted order and stopped here
+	// once one entry more than the limit comes.
 	opts := host.WalkOptions{Hidden: *hidden && !*noHidden, NoIgnore: *noIgnore || unrestricted > 0, NoIndex: *noIndex,
-		MaxDepth: *maxDepth, MaxEntries: *maxEntries, Follow: *follow}
+		MaxDepth: *maxDepth, Sorted: *maxEntries > 0, Follow: *follow}
 	if len(globs) > 0 {
 		opts.Override = globOverride(globs)
 	}
@@ -203,6 +206,7 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	var collected []found
 	var cmu sync.Mutex
+	var cuts []string // the PATHs --max-entries cut
 	for _, arg := range pos {
 		// Each path is printed as PATH as typed, joined with the part below
 		// the resolved directory: "." prints bare relative paths.
@@ -220,9 +224,9 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			code = 2
 			continue
 		}
-		// Each directory's entries come at once (opts.Batch), their paths
-		// lent: written out or copied before the call returns.
-		opts.Batch = func(ents []host.WalkEntry) error {
+		// The entries come in runs (opts.Batch), their paths lent: written
+		// out or copied before the call returns.
+		printBatch := func(ents []host.WalkEntry) error {
 			if sortBy == "path" {
 				cmu.Lock()
 				defer cmu.Unlock()
@@ -236,7 +240,32 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			}
 			return out.entries(ents, root, prefix, *dirs)
 		}
+		printed := 0
+		opts.Batch = func(ents []host.WalkEntry) error {
+			var stop error
+			if *maxEntries > 0 {
+				// The walk is sequential: one call at a time.
+				for i, e := range ents {
+					if e.IsDir && !*dirs {
+						continue
+					}
+					if printed == *maxEntries {
+						cuts = append(cuts, arg)
+						ents, stop = ents[:i], errEnough
+						break
+					}
+					printed++
+				}
+			}
+			if err := printBatch(ents); err != nil {
+				return err
+			}
+			return stop
+		}
 		err = h.WalkFunc(ctx, cwd, root, opts, func(e host.WalkEntry) error { return opts.Batch([]host.WalkEntry{e}) }) // PATH is a file
+		if errors.Is(err, errEnough) {
+			err = nil
+		}
 		var partial *walk.PartialError
 		switch {
 		case errors.As(err, &partial):
@@ -260,6 +289,16 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			if out.entry(f.e, f.root, f.prefix) != nil {
 				break
 			}
+		}
+	}
+	// A cut is said after the entries: on stderr, and with --json as a
+	// last line of its own on stdout.
+	for _, arg := range cuts {
+		if hf.json {
+			out.record(map[string]any{"path": arg, "truncated": true, "max_entries": *maxEntries})
+		} else {
+			out.flush()
+			fmt.Fprintf(stderr, "agent-host walk: %s: stopped after %d entries (--max-entries): more follow\n", arg, *maxEntries)
 		}
 	}
 	if ferr := out.flush(); ferr != nil && code == 0 {
@@ -303,6 +342,10 @@ func lateInterrupt(parent context.Context, after time.Duration) (context.Context
 		cancel()
 	}
 }
+
+// errEnough stops a walk that has printed --max-entries entries and met
+// one more.
+var errEnough = errors.New("walk: --max-entries reached")
 
 // errBrokenOutput stops a walk whose output can no longer be written (a
 // closed pipe, as with "| head").
@@ -385,6 +428,23 @@ func (lw *lineWriter) entries(ents []host.WalkEntry, root, prefix string, dirs b
 		return lw.err
 	}
 	if _, err := lw.w.Write(b); err != nil {
+		lw.err = fmt.Errorf("%w: %v", errBrokenOutput, err)
+	}
+	return lw.err
+}
+
+// record writes v as one JSON line.
+func (lw *lineWriter) record(v any) error {
+	var b bytes.Buffer
+	if err := writeJSON(&b, v); err != nil {
+		return err
+	}
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.err != nil {
+		return lw.err
+	}
+	if _, err := lw.w.Write(b.Bytes()); err != nil {
 		lw.err = fmt.Errorf("%w: %v", errBrokenOutput, err)
 	}
 	return lw.err

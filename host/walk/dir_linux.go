@@ -26,8 +26,10 @@ type dirHandle int
 // getdents64 call (a record is at most 19+256 bytes, rounded up).
 const minDirentSpace = 4096
 
-// dirBufSize is the initial getdents64 buffer; 32 KiB reads a directory of
-// some 800 entries in one call (Go's os package uses 8 KiB).
+// dirBufSize is the getdents64 buffer, and so the most of a directory a
+// walk holds at once: 32 KiB reads some 800 entries in one call (Go's os
+// package uses 8 KiB); a larger directory is read and delivered in parts
+// of that size.
 const dirBufSize = 32 << 10
 
 // dirBuf holds one directory's raw records and the entries parsed from
@@ -138,25 +140,27 @@ func (d dirHandle) dup() (dirHandle, error) {
 	return dirHandle(fd), nil
 }
 
-// readEntries lists d, "." and ".." excluded. The names live in b until b
-// is reused. quick makes the getdents64 calls raw ones (see
+// readChunk lists the next part of d, "." and ".." excluded: as many
+// entries as b's buffer holds (dirBufSize: some 800 names), never the
+// whole of a large directory, so that a walk holds a bounded part of any
+// directory at a time. eof reports that the directory was read to its end
+// (or could not be read further: err says why). The names live in b until
+// its next use. quick makes the getdents64 calls raw ones (see
 // rawOpenat) and times them on the monotonic clock from since: slow
 // reports that one took longer than slowSyscall, and at is the time
 // since since when the last one ended (0 when not quick). One clock
-// reading per call: the walk makes two calls per directory, and reads
-// the clock for nothing else.
-func readEntries(d dirHandle, path string, b *dirBuf, quick bool, since time.Time) (_ []rawEntry, at time.Duration, slow bool, _ error) {
+// reading per call: the walk makes two calls per small directory, and
+// reads the clock for nothing else.
+func readChunk(d dirHandle, path string, b *dirBuf, quick bool, since time.Time) (_ []rawEntry, eof bool, at time.Duration, slow bool, _ error) {
 	arena := b.arena[:0]
+	if cap(arena) < dirBufSize {
+		arena = make([]byte, 0, dirBufSize)
+	}
 	var rerr error
 	if quick {
 		at = time.Since(since)
 	}
-	for {
-		if cap(arena)-len(arena) < minDirentSpace {
-			grown := make([]byte, len(arena), 2*cap(arena)+minDirentSpace)
-			copy(grown, arena)
-			arena = grown
-		}
+	for cap(arena)-len(arena) >= minDirentSpace {
 		var n int
 		var err error
 		if quick {
@@ -169,9 +173,11 @@ func readEntries(d dirHandle, path string, b *dirBuf, quick bool, since time.Tim
 		}
 		if err != nil {
 			rerr = &os.PathError{Op: "readdirent", Path: path, Err: err}
+			eof = true
 			break
 		}
 		if n <= 0 {
+			eof = true
 			break
 		}
 		arena = arena[:len(arena)+n]
@@ -210,7 +216,25 @@ func readEntries(d dirHandle, path string, b *dirBuf, quick bool, since time.Tim
 		ents = append(ents, rawEntry{name: unsafe.String(&name[0], len(name)), typ: t})
 	}
 	b.entries = ents
-	return ents, at, slow, rerr
+	return ents, eof, at, slow, rerr
+}
+
+// rewind makes the next readChunk of d start again at d's first entry.
+func rewind(d dirHandle, _ *dirBuf) error {
+	_, err := unix.Seek(int(d), 0, 0)
+	return err
+}
+
+// release ends b's use for one directory (nothing to do on Linux: the
+// directory's descriptor is the walk's).
+func (b *dirBuf) release() {}
+
+// existsAt reports whether d holds an entry name (of any type, a symbolic
+// link not followed).
+func existsAt(d dirHandle, name string) bool {
+	var st unix.Stat_t
+	_, err := retryEINTR(func() (int, error) { return 0, unix.Fstatat(int(d), name, &st, unix.AT_SYMLINK_NOFOLLOW) })
+	return err == nil
 }
 
 // rawGetdents is getdents64(2) made as a raw system call into buf.

@@ -3,6 +3,7 @@
 package walk
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,8 +18,11 @@ import (
 // dirHandle is the path of a directory that was checked to be one.
 type dirHandle string
 
-// dirBuf is unused state kept for symmetry with Linux.
-type dirBuf struct{ entries []rawEntry }
+// dirBuf is the directory being read and its last entries.
+type dirBuf struct {
+	f       *os.File
+	entries []rawEntry
+}
 
 func newDirBuf() *dirBuf { return &dirBuf{} }
 
@@ -59,13 +63,25 @@ const invalidHandle dirHandle = ""
 // dup is d: a path needs no second descriptor.
 func (d dirHandle) dup() (dirHandle, error) { return d, nil }
 
-func readEntries(d dirHandle, path string, b *dirBuf, _ bool, _ time.Time) ([]rawEntry, time.Duration, bool, error) {
-	f, err := os.Open(string(d))
-	if err != nil {
-		return nil, 0, false, err
+// otherChunk is how many entries readChunk reads at a time.
+const otherChunk = 1024
+
+// readChunk lists the next part of d (otherChunk entries at most); eof
+// reports that the directory was read to its end or could not be read
+// further (err says why).
+func readChunk(d dirHandle, path string, b *dirBuf, _ bool, _ time.Time) ([]rawEntry, bool, time.Duration, bool, error) {
+	if b.f == nil {
+		f, err := os.Open(string(d))
+		if err != nil {
+			return nil, true, 0, false, err
+		}
+		b.f = f
 	}
-	defer f.Close()
-	des, err := f.ReadDir(-1)
+	des, err := b.f.ReadDir(otherChunk)
+	eof := err != nil || len(des) < otherChunk
+	if err == io.EOF {
+		err = nil
+	}
 	ents := b.entries[:0]
 	for _, de := range des {
 		t := typeOther
@@ -82,7 +98,27 @@ func readEntries(d dirHandle, path string, b *dirBuf, _ bool, _ time.Time) ([]ra
 		ents = append(ents, rawEntry{name: de.Name(), typ: t})
 	}
 	b.entries = ents
-	return ents, 0, false, err
+	return ents, eof, 0, false, err
+}
+
+// rewind makes the next readChunk start again at the first entry.
+func rewind(_ dirHandle, b *dirBuf) error {
+	b.release()
+	return nil
+}
+
+// release closes the directory b was reading.
+func (b *dirBuf) release() {
+	if b.f != nil {
+		b.f.Close()
+		b.f = nil
+	}
+}
+
+// existsAt reports whether d holds an entry name (a link not followed).
+func existsAt(d dirHandle, name string) bool {
+	_, err := os.Lstat(filepath.Join(string(d), name))
+	return err == nil
 }
 
 func typeAt(d dirHandle, name string) entryType {

@@ -48,6 +48,22 @@
 // .gitignore (it reads st_size bytes, which is 0), and no read can wait
 // for a writer.
 //
+// # Order and memory
+//
+// An unlimited Walk is parallel and delivers entries in no order but
+// this: a directory before anything below it. With Options.MaxEntries,
+// Options.After or Options.Sorted it is sequential and sorted: paths
+// compared name by name, each name byte-wise (depth first, a directory's
+// entry followed at once by everything below it), so a limit keeps exactly
+// the first N entries of that order and a later walk can resume after any
+// entry (After) and list exactly the entries that sort after it. In both
+// modes a directory is read and delivered a part at a time and never held
+// whole: an unlimited walk holds one part (some 800 entries) per
+// directory being read, plus the subdirectories still to enter; a sorted
+// walk holds at most the entries still to deliver (and no more than
+// 16,384) of each directory on its path, reading a larger directory
+// again for its next names. See docs/adr/0021-walk-order-and-cursor.md.
+//
 // # What it does not promise
 //
 // The walk is not a snapshot: entries created or removed while it runs

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,22 +61,51 @@ type Options struct {
 	// symbolic link), as find and rg skip them; such a directory is not an
 	// error of the walk. It is called from several goroutines at once.
 	OnSkip func(path string, err error)
-	// Batch, if set, is given each directory's entries at once, instead
-	// of Walk's fn one at a time (Walk then never calls fn, which may be
-	// nil; Host.WalkFunc calls it for a starting path that is a file): the
-	// same entries fn would get, in the same order, one call per directory
-	// read, before anything below that directory; a starting path that is
-	// not a directory comes alone. It is called
-	// from several goroutines at once. The slice and the memory of its
+	// Batch, if set, is given the entries in runs, instead of Walk's fn
+	// one at a time (Walk then never calls fn, which may be nil;
+	// Host.WalkFunc calls it for a starting path that is a file): the same
+	// entries fn would get, in the same order. A run holds entries of one
+	// directory only, at most a part of it (some 800 to 1,000 entries: a
+	// large directory comes in several runs, as it is read), and comes
+	// after that directory's own entry; a starting path that is not a
+	// directory comes alone. It is called from several goroutines at once
+	// (one at a time in a sorted walk). The slice and the memory of its
 	// Paths are the walk's again once Batch returns (a path is not a string
 	// of its own, so that a walk that writes paths out allocates nothing
 	// per entry): copy what is kept. An error stops the walk as fn's does.
 	Batch func([]Entry) error
-	// MaxEntries stops the walk after that many entries (0: unlimited).
-	// With a limit the walk runs on one goroutine, reading each directory
-	// in name order and taking all of a directory's entries before entering
-	// any of its subdirectories, so which entries are kept is deterministic.
+	// MaxEntries stops the walk after that many entries (0: unlimited):
+	// exactly the first MaxEntries entries of the sorted order (see
+	// After), or all of them when there are no more. A limit makes the
+	// walk sequential and sorted: one goroutine, depth first, each
+	// directory's entries in the byte order of their names, a directory's
+	// entry followed at once by everything below it (so every entry's
+	// parent directory comes before it). Memory stays bounded by the limit
+	// (at most 16,384 names of one directory at a time), not by the size
+	// of a directory: a directory larger than that is read again for its
+	// next names.
 	MaxEntries int
+	// After, if set, resumes a sorted walk after that entry: a path
+	// relative to the walk's start, names separated by '/' (as the last
+	// entry of an earlier walk with the same options, relative to the
+	// same start). Only the entries that sort after it are delivered, in
+	// the order MaxEntries describes (paths compared name by name, each
+	// name byte-wise); so a walk in pages (MaxEntries, then After set to
+	// the last entry delivered) lists every entry that exists throughout
+	// exactly once, whatever is created or removed between and during the
+	// pages. The entry need not exist any more. Setting After makes the
+	// walk sequential and sorted as MaxEntries does. An After that is
+	// absolute or holds an empty, "." or ".." name gives ErrInvalidAfter.
+	After string
+	// Sorted, when true, makes the walk sequential and sorted as
+	// MaxEntries does, without a limit: for a caller that stops the walk
+	// itself (fn's error) after the first entries of its own choosing.
+	Sorted bool
+	// OnCut, if set, is called once, when the walk returns, if MaxEntries
+	// cut it: the walk found an entry beyond the limit that it would have
+	// delivered. A walk that delivers MaxEntries entries and finds no more
+	// is not cut.
+	OnCut func()
 }
 
 // Verdict is an Options.Override answer about one entry.
@@ -230,19 +258,24 @@ const slowSyscall = time.Millisecond
 func walkParallelism() int { return 2 * runtime.GOMAXPROCS(0) }
 
 // Walk lists the tree under root (an absolute path; Host.Walk passes the
-// canonical path the jail resolved) and calls fn once per entry, from
-// several goroutines at once and in no particular order unless
-// opts.MaxEntries is set. A directory's entry is delivered before anything
-// below it. Ignored entries, ".git", dot-files (unless opts.Hidden),
-// FIFOs, sockets and devices are skipped; ignored directories are not
-// entered.
+// canonical path the jail resolved) and calls fn once per entry. Without
+// opts.MaxEntries, opts.After or opts.Sorted it calls fn from several
+// goroutines at once, in no particular order: only a directory's entry is
+// delivered before anything below it. With any of them it calls fn from
+// one goroutine, in path order (see Options.MaxEntries). Either way a
+// directory is read a part at a time (some 800 entries) and each part is
+// delivered before the next is read, so a directory of a million files
+// is never held whole and its first entries come at once. Ignored
+// entries, ".git", dot-files (unless opts.Hidden), FIFOs, sockets and
+// devices are skipped; ignored directories are not entered.
 //
-// Walk returns nil when the whole tree was read; fn's first non-nil error
+// Walk returns nil when the whole tree was read (or MaxEntries cut it:
+// OnCut says so); fn's first non-nil error
 // (the walk stops soon after, and other goroutines may deliver a few more
 // entries meanwhile); ctx.Err() if ctx ends first; a *PartialError when
-// only some directories could not be read; or an error when root itself
-// cannot be opened. When root is not a directory fn gets root itself, at
-// depth 0.
+// only some directories could not be read; ErrInvalidAfter for a bad
+// opts.After; or an error when root itself cannot be opened. When root
+// is not a directory fn gets root itself, at depth 0.
 func (c *Cache) Walk(ctx context.Context, root string, opts Options, fn func(Entry) error) error {
 	return c.walk(ctx, root, nil, opts, fn)
 }
@@ -267,7 +300,11 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 	if opts.Batch != nil {
 		fn = func(e Entry) error { return opts.Batch([]Entry{e}) } // root itself, when not a directory
 	}
-	w := &walker{root: root, rootH: invalidHandle, c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0, ctx: ctx, start: time.Now()}
+	after, err := splitAfter(opts.After)
+	if err != nil {
+		return err
+	}
+	w := &walker{root: root, rootH: invalidHandle, c: c, opts: opts, fn: fn, seq: opts.MaxEntries > 0 || after != nil || opts.Sorted, after: after, ctx: ctx, start: time.Now()}
 	stop := context.AfterFunc(ctx, func() { w.halt(ctx.Err()) })
 	defer stop()
 
@@ -277,7 +314,6 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		}
 	}
 	var h dirHandle
-	var err error
 	if dir != nil {
 		h, err = handleFromFile(dir, root)
 		if err != nil {
@@ -316,10 +352,17 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		w.rootH = rh
 		defer rh.close()
 	}
-	w.dir(h, root, filepath.Base(root), 0, pctx, nil, upIndex{})
+	if w.seq {
+		w.sortedDir(h, root, filepath.Base(root), 0, pctx, nil, upIndex{}, w.after)
+	} else {
+		w.dir(h, root, filepath.Base(root), 0, pctx, nil, upIndex{})
+	}
 	_ = w.g.Wait()
 	w.finishDeferred()
 	w.bg.Wait()
+	if w.cut.Load() && opts.OnCut != nil {
+		opts.OnCut()
+	}
 	if w.fatal != nil {
 		return w.fatal
 	}
@@ -337,11 +380,13 @@ type walker struct {
 	c     *Cache
 	opts  Options
 	fn    func(Entry) error
-	seq   bool // one goroutine, sorted directories (MaxEntries)
+	seq   bool     // one goroutine, sorted (MaxEntries or After; see sorted.go)
+	after []string // Options.After, split into names
 	g     errgroup.Group
 
 	stopped atomic.Bool
 	count   atomic.Int64
+	cut     atomic.Bool // MaxEntries stopped the walk before an entry it would have delivered
 
 	fdPressure atomic.Bool // an open failed for want of descriptors: start no goroutine
 
@@ -590,30 +635,111 @@ var batchBufPool = sync.Pool{New: func() any { return &batchBuf{paths: make([]by
 
 // dir reads the open directory h (path abs, last component name, at
 // depth), whose parent's rules are pctx and part of the index up,
-// delivers its entries and enters its subdirectories. It closes h.
+// delivers its entries and enters its subdirectories. It closes h. A
+// directory is read and delivered a part at a time (readChunk: some 800
+// entries), so a directory of a million files is held a part at a time
+// and its first entries go out at once; only its subdirectories are kept
+// until its last entry is out.
 func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, chain *idChain, up upIndex) {
 	if w.stopped.Load() {
 		h.close()
 		return
 	}
-	if w.opts.Follow {
-		if id, ok := dirIdentity(h); ok {
-			if chain.has(id) {
-				h.close()
-				if w.opts.OnSkip != nil {
-					w.opts.OnSkip(abs, &os.PathError{Op: "walk", Path: abs, Err: ErrLoop})
-				}
-				return
-			}
-			chain = &idChain{parent: chain, id: id}
-		}
+	chain, ok := w.enterChain(h, abs, chain)
+	if !ok {
+		return
 	}
 	buf := dirBufPool.Get().(*dirBuf)
-	quick := !w.cold.Load()
-	ents, at, slow, err := readEntries(h, abs, buf, quick, w.start)
+	ents, eof, err := w.read(h, abs, buf)
 	if err != nil {
 		w.problem(abs, err)
 	}
+	d := w.newDirRun(h, abs, name, depth, pctx, up, ents, eof)
+	var subdirs []pendingDir
+	var bb *batchBuf // the entries for opts.Batch
+	if w.opts.Batch != nil {
+		bb = batchBufPool.Get().(*batchBuf)
+	}
+	for {
+		more := d.deliver(ents, bb, &subdirs)
+		if bb != nil {
+			w.flushBatch(bb)
+		}
+		if !more || eof || w.stopped.Load() {
+			break
+		}
+		if ents, eof, err = w.read(h, abs, buf); err != nil {
+			w.problem(abs, err)
+		}
+	}
+	if bb != nil && cap(bb.paths) <= 1<<20 { // one huge part's paths are not kept
+		batchBufPool.Put(bb)
+	}
+	buf.release()
+	dirBufPool.Put(buf)
+
+	up = d.upIndex()
+	childDepth := depth + 1
+	for k, sd := range subdirs {
+		if w.stopped.Load() {
+			for _, rest := range subdirs[k:] {
+				if rest.isLink {
+					rest.linked.close() // opened for Follow, never entered
+				}
+			}
+			break
+		}
+		sctx := d.subCtx(sd)
+		ch, err := sd.linked, error(nil)
+		if !sd.isLink {
+			ch, err = w.openSub(h, sd, fdBackoff<<fdRetries)
+		}
+		if err != nil {
+			if outOfFDs(err) && w.rootH != invalidHandle {
+				w.mu.Lock()
+				w.deferred = append(w.deferred, deferredDir{sd: sd, depth: childDepth, ctx: sctx, chain: chain, up: up})
+				w.mu.Unlock()
+				continue
+			}
+			w.problem(sd.path, err)
+			continue
+		}
+		// The last subdirectory is this goroutine's own: handing it to a new
+		// one would only trade this goroutine's end for another's start.
+		if k < len(subdirs)-1 && w.par.Load() && !w.fdPressure.Load() && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, sctx, chain, up); return nil }) {
+			continue
+		}
+		w.dir(ch, sd.path, sd.name, childDepth, sctx, chain, up)
+	}
+	h.closeQuick(!w.cold.Load())
+}
+
+// enterChain is chain with h's identity added (Follow only). ok false:
+// h is a directory already being walked above (a loop), told to OnSkip;
+// h is closed.
+func (w *walker) enterChain(h dirHandle, abs string, chain *idChain) (_ *idChain, ok bool) {
+	if !w.opts.Follow {
+		return chain, true
+	}
+	if id, ok := dirIdentity(h); ok {
+		if chain.has(id) {
+			h.close()
+			if w.opts.OnSkip != nil {
+				w.opts.OnSkip(abs, &os.PathError{Op: "walk", Path: abs, Err: ErrLoop})
+			}
+			return chain, false
+		}
+		chain = &idChain{parent: chain, id: id}
+	}
+	return chain, true
+}
+
+// read is readChunk for the walk: it notes a slow read (the walk's calls
+// are no longer raw ones after it) and, until the walk fans out, counts
+// the entries and the time towards fanning out (see seqEntries).
+func (w *walker) read(h dirHandle, abs string, buf *dirBuf) ([]rawEntry, bool, error) {
+	quick := !w.cold.Load()
+	ents, eof, at, slow, err := readChunk(h, abs, buf, quick, w.start)
 	if slow {
 		w.cold.Store(true)
 	}
@@ -626,19 +752,59 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			w.par.Store(true)
 		}
 	}
+	return ents, eof, err
+}
 
-	// The context for this directory's entries: a nested repository starts
-	// afresh; otherwise the parent's, plus this directory's .gitignore.
+// flushBatch hands bb's entries to opts.Batch (unless the walk stopped)
+// and empties bb.
+func (w *walker) flushBatch(bb *batchBuf) {
+	if len(bb.ents) > 0 && !w.stopped.Load() {
+		if err := w.opts.Batch(bb.ents); err != nil {
+			w.halt(err)
+		}
+	}
+	clear(bb.ents) // drop the strings: the pool must not keep them alive
+	bb.ents, bb.paths = bb.ents[:0], bb.paths[:0]
+}
+
+// dirRun is one directory being read: what judging its entries needs.
+type dirRun struct {
+	w          *walker
+	h          dirHandle
+	abs, name  string
+	prefix     string // abs and a separator
+	ctx        *dirCtx
+	up         upIndex
+	fold       bool
+	childDepth int
+	descend    bool       // entries that are directories are entered
+	rf         ruleFilter // what the rules in force here can match at all
+	ix         indexDir   // the part of ctx.repo's index below this directory, once an entry needs it
+	ixRead     bool
+	ixOK       bool
+	scratch    []byte
+}
+
+// newDirRun sets up the reading of directory h: its rules are pctx's plus
+// its own .gitignore, or a nested repository's afresh. first is the first
+// part of its entries and whole tells that it is all of them: then whether
+// it holds .git and .gitignore is read from them; otherwise (a large
+// directory, read a part at a time) the two names are looked up.
+func (w *walker) newDirRun(h dirHandle, abs, name string, depth int, pctx *dirCtx, up upIndex, first []rawEntry, whole bool) *dirRun {
 	ctx := noRepo
 	if !w.opts.NoIgnore {
 		hasGit, hasIgnore := false, false
-		for i := range ents {
-			switch ents[i].name {
-			case ".git":
-				hasGit = true
-			case ".gitignore":
-				hasIgnore = true
+		if whole {
+			for i := range first {
+				switch first[i].name {
+				case ".git":
+					hasGit = true
+				case ".gitignore":
+					hasIgnore = true
+				}
 			}
+		} else {
+			hasGit, hasIgnore = existsAt(h, ".git"), existsAt(h, ".gitignore")
 		}
 		ctx = pctx.child(name)
 		if hasGit && !ctx.trackedOnly {
@@ -663,208 +829,185 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 			w.prefetchIndex(ctx)
 		}
 	}
-	if w.seq {
-		slices.SortFunc(ents, func(a, b rawEntry) int { return strings.Compare(a.name, b.name) })
-	}
-
-	fold := ctx.repo != nil && ctx.repo.fold
-	prefix := abs + string(os.PathSeparator)
+	d := &dirRun{w: w, h: h, abs: abs, name: name, ctx: ctx, up: up, childDepth: depth + 1}
+	d.fold = ctx.repo != nil && ctx.repo.fold
+	d.prefix = abs + string(os.PathSeparator)
 	if strings.HasSuffix(abs, string(os.PathSeparator)) {
-		prefix = abs
+		d.prefix = abs
 	}
-	childDepth := depth + 1
-	descend := w.opts.MaxDepth <= 0 || childDepth < w.opts.MaxDepth
-	var subdirs []pendingDir
-	var scratch []byte
-	// linked is the directory a followed link leads to, held until it is
-	// handed to subdirs; drop closes it on every other way out of an entry.
-	linked := invalidHandle
-	drop := func() {
-		if linked != invalidHandle {
-			linked.close()
-			linked = invalidHandle
+	d.descend = w.opts.MaxDepth <= 0 || d.childDepth < w.opts.MaxDepth
+	if ctx.repo != nil && !ctx.trackedOnly {
+		d.rf = filterFor(ctx)
+	}
+	return d
+}
+
+// pick is what judge decided about an entry it leaves in.
+type pick struct {
+	isDir        bool
+	enterTracked bool      // an ignored directory holding tracked files
+	linked       dirHandle // for a followed link to a directory: that directory, open
+}
+
+// judge decides whether the entry n (of type t) of d is listed: the
+// hidden rule, Override, the ignore rules and the index, and Filter, in
+// that order. A followed link to a directory is opened (pick.linked, the
+// caller's to close).
+func (d *dirRun) judge(n string, t entryType) (pick, bool) {
+	w := d.w
+	p := pick{linked: invalidHandle}
+	if n == ".git" || (d.fold && strings.EqualFold(n, ".git")) {
+		return p, false
+	}
+	if n[0] == '.' && !w.opts.Hidden && w.opts.Override == nil {
+		return p, false
+	}
+	if t == typeUnknown {
+		t = typeAt(d.h, n)
+	}
+	if t == typeOther {
+		return p, false
+	}
+	p.isDir = t == typeDir
+	if t == typeSymlink && w.opts.Follow {
+		if lh, ok := openLinkedDir(w.c.Jail, d.h, n, d.prefix+n); ok {
+			p.linked, p.isDir = lh, true
 		}
 	}
-	var bb *batchBuf // the entries for opts.Batch
-	if w.opts.Batch != nil {
-		bb = batchBufPool.Get().(*batchBuf)
+	drop := func() (pick, bool) {
+		if p.linked != invalidHandle {
+			p.linked.close()
+		}
+		return pick{linked: invalidHandle}, false
 	}
-	// rf: what the rules in force here can match at all; decide is
-	// asked only about the entries it lets through.
-	var rf ruleFilter
-	if ctx.repo != nil && !ctx.trackedOnly {
-		rf = filterFor(ctx)
+	verdict, rel := Undecided, "" // rel: the entry's path for Override and Filter, made once
+	if w.opts.Override != nil {
+		rel = w.relOf(d.prefix + n)
+		verdict = w.opts.Override(rel, p.isDir)
+		if verdict == Exclude || verdict == Undecided && n[0] == '.' && !w.opts.Hidden {
+			return drop()
+		}
 	}
+	// An Included entry is listed whatever the rules say; below it the
+	// rules apply again, entry by entry.
+	ctx := d.ctx
+	if verdict != Include && ctx.repo != nil && (ctx.trackedOnly || d.rf.mayMatch(n) && ctx.ignored(n, p.isDir, &d.scratch)) {
+		// Ignored (or below an ignored directory): only what the index
+		// tracks is listed.
+		if !d.ixRead {
+			full := w.indexOf(ctx.repo)
+			d.ixRead, d.ixOK = true, full != nil
+			if d.ixOK && d.up.repo == ctx.repo {
+				// The same repository as the parent's (ctx.rel is the
+				// parent's and name): the one index of the walk.
+				d.ix = d.up.part.sub(d.name)
+			} else {
+				d.ix = full.dir(ctx.rel)
+			}
+		}
+		if !d.ixOK {
+			return drop()
+		}
+		if p.isDir && !d.ix.holds(n) || !p.isDir && !d.ix.tracked(n) {
+			return drop()
+		}
+		p.enterTracked = p.isDir
+	}
+	if verdict == Undecided && w.opts.Filter != nil {
+		if rel == "" {
+			rel = w.relOf(d.prefix + n)
+		}
+		if !w.opts.Filter(rel, p.isDir) {
+			return drop()
+		}
+	}
+	return p, true
+}
+
+// deliver judges the entries ents of d and delivers those it leaves in
+// (to fn, or into bb for Batch), adding the directories to enter to
+// subdirs. false: the walk stopped.
+func (d *dirRun) deliver(ents []rawEntry, bb *batchBuf, subdirs *[]pendingDir) bool {
+	w := d.w
 	done := w.ctx.Done() // asked once: the same channel every time
-	var ix indexDir      // the part of ctx.repo's index below this directory, once an entry needs it
-	ixRead, ixOK := false, false
 	for i := range ents {
-		drop()
 		if i&127 == 127 {
 			// Also between entries the rules leave out: a directory of
 			// a million ignored names must not outlast a cancel.
 			if w.stopped.Load() {
-				break
+				return false
 			}
 			if err := w.ctx.Err(); err != nil {
 				w.halt(err)
-				break
+				return false
 			}
 		}
-		e := &ents[i]
-		n := e.name
-		if n == ".git" || (fold && strings.EqualFold(n, ".git")) {
+		n := ents[i].name
+		p, ok := d.judge(n, ents[i].typ)
+		if !ok {
 			continue
 		}
-		if n[0] == '.' && !w.opts.Hidden && w.opts.Override == nil {
-			continue
-		}
-		t := e.typ
-		if t == typeUnknown {
-			t = typeAt(h, n)
-		}
-		if t == typeOther {
-			continue
-		}
-		isDir := t == typeDir
-		if t == typeSymlink && w.opts.Follow {
-			if lh, ok := openLinkedDir(w.c.Jail, h, n, prefix+n); ok {
-				linked, isDir = lh, true
+		stop := w.stopped.Load()
+		if !stop {
+			select {
+			case <-done:
+				// Seen at once, not when the AfterFunc's goroutine runs.
+				w.halt(w.ctx.Err())
+				stop = true
+			default:
 			}
 		}
-		verdict, rel := Undecided, "" // rel: the entry's path for Override and Filter, made once
-		if w.opts.Override != nil {
-			rel = w.relOf(prefix + n)
-			verdict = w.opts.Override(rel, isDir)
-			if verdict == Exclude || verdict == Undecided && n[0] == '.' && !w.opts.Hidden {
-				continue
+		if stop {
+			if p.linked != invalidHandle {
+				p.linked.close()
 			}
+			return false
 		}
-		enterTracked := false // an ignored directory holding tracked files
-		// An Included entry is listed whatever the rules say; below it
-		// the rules apply again, entry by entry.
-		if verdict != Include && ctx.repo != nil && (ctx.trackedOnly || rf.mayMatch(n) && ctx.ignored(n, isDir, &scratch)) {
-			// Ignored (or below an ignored directory): only what the index
-			// tracks is listed.
-			if !ixRead {
-				full := w.indexOf(ctx.repo)
-				ixRead, ixOK = true, full != nil
-				if ixOK && up.repo == ctx.repo {
-					// The same repository as the parent's (ctx.rel is
-					// the parent's and name): the one index of the walk.
-					ix = up.part.sub(name)
-				} else {
-					ix = full.dir(ctx.rel)
-				}
-			}
-			if !ixOK {
-				continue
-			}
-			if isDir && !ix.holds(n) || !isDir && !ix.tracked(n) {
-				continue
-			}
-			enterTracked = isDir
-		}
-		if w.stopped.Load() {
-			break
-		}
-		select {
-		case <-done:
-			// Seen at once, not when the AfterFunc's goroutine runs.
-			w.halt(w.ctx.Err())
-			continue
-		default:
-		}
-		if verdict == Undecided && w.opts.Filter != nil {
-			if rel == "" {
-				rel = w.relOf(prefix + n)
-			}
-			if !w.opts.Filter(rel, isDir) {
-				continue
-			}
-		}
-		if w.opts.MaxEntries > 0 && w.count.Add(1) > int64(w.opts.MaxEntries) {
-			w.stopped.Store(true)
-			break
-		}
-		var p string
-		if bb != nil && !(isDir && descend) {
+		enter := p.isDir && d.descend
+		var path string
+		if bb != nil && !enter {
 			// Lent to Batch: the walk's memory again once it returns.
 			off := len(bb.paths)
-			bb.paths = append(append(bb.paths, prefix...), n...)
-			p = unsafe.String(&bb.paths[off], len(bb.paths)-off)
-			bb.ents = append(bb.ents, Entry{Path: p, Depth: childDepth, IsDir: isDir})
+			bb.paths = append(append(bb.paths, d.prefix...), n...)
+			path = unsafe.String(&bb.paths[off], len(bb.paths)-off)
+			bb.ents = append(bb.ents, Entry{Path: path, Depth: d.childDepth, IsDir: p.isDir})
 		} else {
-			p = prefix + n
+			path = d.prefix + n
 			if bb != nil {
-				bb.ents = append(bb.ents, Entry{Path: p, Depth: childDepth, IsDir: isDir})
-			} else if err := w.fn(Entry{Path: p, Depth: childDepth, IsDir: isDir}); err != nil {
+				bb.ents = append(bb.ents, Entry{Path: path, Depth: d.childDepth, IsDir: p.isDir})
+			} else if err := w.fn(Entry{Path: path, Depth: d.childDepth, IsDir: p.isDir}); err != nil {
 				w.halt(err)
-				break
-			}
-		}
-		if isDir && descend {
-			subdirs = append(subdirs, pendingDir{name: p[len(prefix):], path: p, trackedOnly: enterTracked, linked: linked, isLink: linked != invalidHandle})
-			linked = invalidHandle
-		}
-	}
-	drop()
-	if bb != nil {
-		if len(bb.ents) > 0 && !w.stopped.Load() {
-			if err := w.opts.Batch(bb.ents); err != nil {
-				w.halt(err)
-			}
-		}
-		clear(bb.ents) // drop the strings: the pool must not keep them alive
-		bb.ents, bb.paths = bb.ents[:0], bb.paths[:0]
-		if cap(bb.paths) <= 1<<20 { // one huge directory's paths are not kept
-			batchBufPool.Put(bb)
-		}
-	}
-	dirBufPool.Put(buf)
-
-	if ixOK {
-		up = upIndex{repo: ctx.repo, part: ix}
-	} else {
-		up = upIndex{}
-	}
-	for k, sd := range subdirs {
-		if w.stopped.Load() {
-			for _, rest := range subdirs[k:] {
-				if rest.isLink {
-					rest.linked.close() // opened for Follow, never entered
+				if p.linked != invalidHandle {
+					p.linked.close()
 				}
+				return false
 			}
-			break
 		}
-		sctx := ctx
-		if sd.trackedOnly && !ctx.trackedOnly {
-			y := *ctx
-			y.trackedOnly = true
-			sctx = &y
+		if enter {
+			*subdirs = append(*subdirs, pendingDir{name: path[len(d.prefix):], path: path, trackedOnly: p.enterTracked, linked: p.linked, isLink: p.linked != invalidHandle})
+		} else if p.linked != invalidHandle {
+			p.linked.close()
 		}
-		ch, err := sd.linked, error(nil)
-		if !sd.isLink {
-			ch, err = w.openSub(h, sd, fdBackoff<<fdRetries)
-		}
-		if err != nil {
-			if outOfFDs(err) && w.rootH != invalidHandle {
-				w.mu.Lock()
-				w.deferred = append(w.deferred, deferredDir{sd: sd, depth: childDepth, ctx: sctx, chain: chain, up: up})
-				w.mu.Unlock()
-				continue
-			}
-			w.problem(sd.path, err)
-			continue
-		}
-		// The last subdirectory is this goroutine's own: handing it to a new
-		// one would only trade this goroutine's end for another's start.
-		if !w.seq && k < len(subdirs)-1 && w.par.Load() && !w.fdPressure.Load() && w.g.TryGo(func() error { w.dir(ch, sd.path, sd.name, childDepth, sctx, chain, up); return nil }) {
-			continue
-		}
-		w.dir(ch, sd.path, sd.name, childDepth, sctx, chain, up)
 	}
-	h.closeQuick(!w.cold.Load())
+	return true
+}
+
+// upIndex is d's part of the index for its subdirectories.
+func (d *dirRun) upIndex() upIndex {
+	if d.ixOK {
+		return upIndex{repo: d.ctx.repo, part: d.ix}
+	}
+	return upIndex{}
+}
+
+// subCtx is the rules for the subdirectory sd of d.
+func (d *dirRun) subCtx(sd pendingDir) *dirCtx {
+	if sd.trackedOnly && !d.ctx.trackedOnly {
+		y := *d.ctx
+		y.trackedOnly = true
+		return &y
+	}
+	return d.ctx
 }
 
 // relOf is p (an entry's path) relative to the walk's start, '/'-separated.
