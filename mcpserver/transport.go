@@ -76,7 +76,9 @@ const readBufferSize = 64 << 10
 //     MaxPendingBytes of replies wait to be written (see those constants).
 //
 // Batches are answered with an error for each request in them: MCP
-// 2025-06-18 removed JSON-RPC batching.
+// 2025-06-18 removed JSON-RPC batching. A batch of more than MaxBatch
+// messages is refused whole with one error, so that a reply is never
+// many times the size of the line it answers.
 type LineTransport struct {
 	// Reader gives the client's messages, one per line. When it is an
 	// io.Closer, closing the connection closes it.

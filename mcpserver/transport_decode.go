@@ -63,8 +63,10 @@ func (c *lineConn) decode(line []byte) (jsonrpc.Message, []byte) {
 	if d := depth(line); d > maxNestingDepth {
 		return nil, errorReply(nil, jsonrpc.CodeParseError, fmt.Sprintf("parse error: arrays and objects nested more than %d deep", maxNestingDepth), nil)
 	}
-	var v json.RawMessage
-	if err := json.Unmarshal(line, &v); err != nil {
+	if !json.Valid(line) {
+		// Unmarshal says where and why; it copies nothing of a line that
+		// is not valid (json.Valid checks without a copy of the line).
+		err := json.Unmarshal(line, new(json.RawMessage))
 		return nil, errorReply(nil, jsonrpc.CodeParseError, "parse error: "+err.Error(), nil)
 	}
 	switch line[0] {
@@ -165,13 +167,31 @@ func (c *lineConn) cancelled(req *jsonrpc.Request) (jsonrpc.Message, []byte) {
 	return req, nil
 }
 
+// MaxBatch is the most messages a batch may hold to be answered message
+// by message. It is MaxPendingReplies, the requests a client may have
+// unanswered at once, so a batch is bounded as single lines are: its
+// reply holds at most MaxBatch errors of about 200 bytes and the ids the
+// client wrote, well under the line's own length plus 16 KiB, built
+// while nothing else is read. A longer batch is refused whole with one
+// error (id null), found by one scan of the line that copies nothing,
+// as a line over MaxMessageBytes is. Answering each of a million
+// elements was a reply 94 times the line's size, built in memory: a
+// 4 MiB line made 380 MB and 1.2 GiB of RSS.
+const MaxBatch = MaxPendingReplies
+
 // batchReply answers a batch: an error for each request in it (an
 // element with an id), and for each element that is not an object; none
 // for notifications, and nothing at all when that leaves none (as JSON-RPC
-// says). An empty batch is one error.
+// says). An empty batch is one error, and so is a batch of more than
+// MaxBatch elements. line is valid JSON and begins with '['.
 func batchReply(line []byte) []byte {
-	var elems []json.RawMessage
-	if json.Unmarshal(line, &elems) != nil || len(elems) == 0 {
+	elems, ok := batchElems(line, MaxBatch)
+	if !ok {
+		return errorReply(nil, jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("invalid request: a batch of more than %d messages is refused whole, and none of it was read; batches are not supported (MCP 2025-06-18 removed JSON-RPC batching): send each message on a line of its own", MaxBatch),
+			map[string]int{"maxBatch": MaxBatch})
+	}
+	if len(elems) == 0 {
 		return errorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: an empty batch", nil)
 	}
 	const msg = "invalid request: batches are not supported (MCP 2025-06-18 removed JSON-RPC batching); send each message on a line of its own"
@@ -196,6 +216,48 @@ func batchReply(line []byte) []byte {
 	}
 	b, _ := json.Marshal(out)
 	return b
+}
+
+// batchElems splits line, a valid JSON array, into its elements (slices
+// of line, nothing copied). It reports false, after a scan of the line
+// and nothing else, when there are more than most.
+func batchElems(line []byte, most int) ([][]byte, bool) {
+	var elems [][]byte
+	d, inStr, esc, start := 0, false, false, -1
+	for i, b := range line {
+		switch {
+		case esc:
+			esc = false
+		case inStr:
+			switch b {
+			case '\\':
+				esc = true
+			case '"':
+				inStr = false
+			}
+		case b == '"':
+			inStr = true
+		case b == '[' || b == '{':
+			d++
+			if d == 1 {
+				start = i + 1
+			}
+		case b == ']' || b == '}', b == ',':
+			if b != ',' {
+				d--
+			}
+			if d == 0 || b == ',' && d == 1 {
+				if e := bytes.TrimSpace(line[start:i]); len(e) > 0 || b == ',' {
+					if len(elems) == most {
+						return nil, false
+					}
+					elems = append(elems, e)
+				}
+				start = i + 1
+			}
+		}
+	}
+	return elems, true
 }
 
 // validID reports whether raw is an id a request may carry: a string or a
