@@ -9,18 +9,22 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agenthost/agenthost/internal/testbin"
 )
+
+func init() { testbin.Spawner() }
 
 // child is one `agent-host mcp` process spoken to in JSON-RPC lines, for
 // the tests that bound its time and its peak RSS: the kernel's count
 // (getrusage's ru_maxrss, kept across agent-host's exec of
-// agent-host-mcp), read when it has exited.
+// agent-host-mcp), read when it has exited (see testbin.Start).
 type child struct {
 	t     *testing.T
 	cmd   *exec.Cmd
+	run   *testbin.Run
 	in    io.WriteCloser
 	out   *bufio.Reader
 	errb  *syncBuffer
@@ -39,7 +43,8 @@ func startChild(t *testing.T, ws string) *child {
 	c.cmd.Stderr = c.errb
 	c.in, _ = c.cmd.StdinPipe()
 	stdout, _ := c.cmd.StdoutPipe()
-	if err := c.cmd.Start(); err != nil {
+	var err error
+	if c.run, err = testbin.Start(c.cmd, 512<<10); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
@@ -56,8 +61,7 @@ func startChild(t *testing.T, ws string) *child {
 	t.Cleanup(func() {
 		c.in.Close()
 		if c.cmd.ProcessState == nil {
-			c.cmd.Process.Kill()
-			c.cmd.Wait()
+			c.run.Wait(0)
 		}
 	})
 	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bigio","version":"1"}}}`)
@@ -102,19 +106,11 @@ func (c *child) exchange(line string, d time.Duration) (string, time.Duration) {
 func (c *child) finish() int64 {
 	c.t.Helper()
 	c.in.Close()
-	done := make(chan error, 1)
-	go func() { done <- c.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			c.t.Errorf("agent-host mcp: %v (stderr: %s)", err, c.errb)
-		}
-	case <-time.After(10 * time.Second):
-		c.cmd.Process.Kill()
-		<-done
-		c.t.Fatalf("agent-host mcp did not exit when stdin closed")
+	_, peak, code, err := c.run.Wait(10 * time.Second)
+	if err != nil || code != 0 {
+		c.t.Fatalf("agent-host mcp: exit %d, %v (stderr: %s)", code, err, c.errb)
 	}
-	return c.cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	return peak
 }
 
 // toolText is the text of a tools/call reply line, and whether it is an
