@@ -1,6 +1,8 @@
 package mcpserver_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -8,6 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agenthost/agenthost/mcpserver"
 )
 
 // TestReadFileHeadTailLikeCoreutils: read_file's head and tail give what
@@ -67,5 +73,37 @@ func TestReadFileHeadTailLikeCoreutils(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestReadFileNULIsBinary: a file that is valid UTF-8 but holds a NUL
+// byte in its first 8000 bytes is binary, as git diff decides (the old
+// server sent its zero bytes as text, six bytes of JSON each): read_file,
+// with and without head, and resources/read give its bytes as a blob.
+// A NUL past the first 8000 bytes leaves a file text, as in git.
+func TestReadFileNULIsBinary(t *testing.T) {
+	s := start(t, startOpts{})
+	body := []byte("text\x00with a NUL\nand a second line\n")
+	late := append(bytes.Repeat([]byte("a"), 8000), "\x00\n"...)
+	for name, b := range map[string][]byte{"nul.txt": body, "late.txt": late} {
+		if err := os.WriteFile(filepath.Join(s.ws, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range []map[string]any{{"path": "nul.txt"}, {"path": "nul.txt", "head": 1}, {"path": "nul.txt", "tail": 1}} {
+		res, err := s.callRaw("read_file", args)
+		if err != nil || res.IsError || len(res.Content) != 2 {
+			t.Fatalf("read_file %v: %v %s", args, err, allContent(res))
+		}
+		if r, ok := res.Content[1].(*mcp.EmbeddedResource); !ok || !bytes.Equal(r.Resource.Blob, body) || !strings.Contains(resultText(res), "not text") {
+			t.Errorf("read_file %v: %s", args, allContent(res))
+		}
+	}
+	rr, err := s.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: mcpserver.FileURI(filepath.Join(s.ws, "nul.txt"))})
+	if err != nil || len(rr.Contents) != 1 || !bytes.Equal(rr.Contents[0].Blob, body) || rr.Contents[0].Text != "" {
+		t.Errorf("resources/read nul.txt: %v %+v", err, rr)
+	}
+	if got := s.ok("read_file", map[string]any{"path": "late.txt"}); got != string(late) {
+		t.Errorf("read_file late.txt: %.40q..., want the text", got)
 	}
 }

@@ -40,13 +40,25 @@ func readJSONTo(w io.Writer, f *os.File, st host.FileStat, path string) error {
 	if st.Size > maxJSONRead {
 		return tooLarge(fmt.Sprintf("%d bytes is more", st.Size))
 	}
-	// The file may grow while it is read: never take more than the limit.
-	b, err := io.ReadAll(io.LimitReader(f, maxJSONRead+1))
-	if err != nil {
-		return err
-	}
-	if len(b) > maxJSONRead {
-		return tooLarge("it grew while read to more")
+	// Read into room for the size it has (one byte more, to see the
+	// end), so that the bytes are held once; the file may grow while it
+	// is read: never take more than the limit.
+	b := make([]byte, 0, st.Size+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if len(b) > maxJSONRead {
+			return tooLarge("it grew while read to more")
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
 	}
 	r := readJSON{Path: st.Path, Size: int64(len(b)), Encoding: "utf-8"}
 	isText := utf8.Valid(b) && sniff.IsText(b)
