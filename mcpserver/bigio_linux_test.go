@@ -265,6 +265,29 @@ func TestHugeBatchLine(t *testing.T) {
 			t.Fatalf("ping after the batch: %s", l)
 		}
 	}
+	// MaxBatch requests whose ids fill the line: an error for each, its
+	// id as sent, the reply about the line's size.
+	id := strings.Repeat("<&>", (16<<20)/64/3-30)
+	var elems []string
+	for i := range 64 {
+		elems = append(elems, fmt.Sprintf(`{"jsonrpc":"2.0","id":"%d%s","method":"ping"}`, i, id))
+	}
+	l, took := c.exchange("["+strings.Join(elems, ",")+"]", 10*time.Second)
+	var replies []struct {
+		ID    json.RawMessage    `json:"id"`
+		Error struct{ Code int } `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(l), &replies); err != nil || len(replies) != 64 {
+		t.Fatalf("batch of 64 long ids: %d replies (%v)", len(replies), err)
+	}
+	for i, r := range replies {
+		if string(r.ID) != fmt.Sprintf(`"%d%s"`, i, id) || r.Error.Code != -32600 {
+			t.Fatalf("batch of 64 long ids: reply %d has id %.40s..., code %d", i, r.ID, r.Error.Code)
+		}
+	}
+	if took > 5*time.Second {
+		t.Errorf("batch of 64 long ids answered in %v, want under 5 s", took)
+	}
 	if peak := c.finish(); peak > peakLimitKiB {
 		t.Errorf("peak RSS %d KiB, want at most %d", peak, peakLimitKiB)
 	} else {

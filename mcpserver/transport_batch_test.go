@@ -78,3 +78,38 @@ func TestBatchAtTheLimit(t *testing.T) {
 		t.Fatalf("batch of %d: %s (%v)", MaxBatch+1, reply, err)
 	}
 }
+
+// TestBatchErrorIsErrorReply: the error batchReply writes for a request
+// is errorReply's, byte for byte.
+func TestBatchErrorIsErrorReply(t *testing.T) {
+	const msg = "invalid request: batches are not supported (MCP 2025-06-18 removed JSON-RPC batching); send each message on a line of its own"
+	for _, id := range []string{"7", `"x"`} {
+		if got, want := batchErrorHead+id+batchErrorTail, string(errorReply(json.RawMessage(id), -32600, msg, nil)); got != want {
+			t.Errorf("id %s:\n got %s\nwant %s", id, got, want)
+		}
+	}
+}
+
+// FuzzMemberOf: for any JSON object, memberOf finds the member
+// encoding/json finds when it decodes the object into a map (the
+// oracle): the same bytes, or none.
+func FuzzMemberOf(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `{"id":1}`, ` { "a" : [1,{"id":2}] , "id" : "x,}" } `, `{"\u0069d":3,"id":4}`, `{"id":5,"id":6}`,
+		`{"ida":1,"i":2}`, `{"a":{"b":"}"},"id":null}`, `{"id":-1.5e3}`, `{"id":true,"x":false}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, obj []byte) {
+		obj = bytes.TrimSpace(obj)
+		var m map[string]json.RawMessage
+		if len(obj) == 0 || obj[0] != '{' || json.Unmarshal(obj, &m) != nil {
+			return
+		}
+		want, wantOK := m["id"]
+		got, ok := memberOf(obj, "id")
+		if ok != wantOK || !bytes.Equal(got, want) {
+			t.Fatalf("memberOf(%q, id) = %q, %v; encoding/json: %q, %v", obj, got, ok, want, wantOK)
+		}
+	})
+}

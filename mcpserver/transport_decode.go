@@ -183,7 +183,10 @@ const MaxBatch = MaxPendingReplies
 // element with an id), and for each element that is not an object; none
 // for notifications, and nothing at all when that leaves none (as JSON-RPC
 // says). An empty batch is one error, and so is a batch of more than
-// MaxBatch elements. line is valid JSON and begins with '['.
+// MaxBatch elements. line is valid JSON and begins with '['. The reply is
+// written in one buffer, each id as the client wrote it (as every reply
+// of the transport has it), with nothing of the line decoded or copied
+// but the ids.
 func batchReply(line []byte) []byte {
 	elems, ok := batchElems(line, MaxBatch)
 	if !ok {
@@ -194,28 +197,123 @@ func batchReply(line []byte) []byte {
 	if len(elems) == 0 {
 		return errorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: an empty batch", nil)
 	}
-	const msg = "invalid request: batches are not supported (MCP 2025-06-18 removed JSON-RPC batching); send each message on a line of its own"
-	var out []json.RawMessage
+	var ids [][]byte // nil: null
+	size := 2
 	for _, e := range elems {
-		var m map[string]json.RawMessage
-		if e[0] == '{' && json.Unmarshal(e, &m) == nil {
-			id, ok := m["id"]
+		var id []byte
+		if e[0] == '{' {
+			v, ok := memberOf(e, "id")
 			if !ok {
 				continue // a notification: no reply
 			}
-			if !validID(id) {
-				id = nil
+			if validID(v) {
+				id = v
 			}
-			out = append(out, errorReply(id, jsonrpc.CodeInvalidRequest, msg, nil))
-			continue
 		}
-		out = append(out, errorReply(nil, jsonrpc.CodeInvalidRequest, msg, nil))
+		ids = append(ids, id)
+		size += len(batchErrorHead) + max(len(id), 4) + len(batchErrorTail) + 1
 	}
-	if len(out) == 0 {
+	if len(ids) == 0 {
 		return nil
 	}
-	b, _ := json.Marshal(out)
-	return b
+	b := make([]byte, 0, size)
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, batchErrorHead...)
+		if id == nil {
+			id = []byte("null")
+		}
+		b = append(b, id...)
+		b = append(b, batchErrorTail...)
+	}
+	return append(b, ']')
+}
+
+// batchErrorHead and batchErrorTail surround the id in the error for a
+// request in a batch: errorReply's encoding of it.
+const (
+	batchErrorHead = `{"jsonrpc":"2.0","id":`
+	batchErrorTail = `,"error":{"code":-32600,"message":"invalid request: batches are not supported (MCP 2025-06-18 removed JSON-RPC batching); send each message on a line of its own"}}`
+)
+
+// memberOf is the value of obj's member named key, as it is written in
+// obj (the last one, as encoding/json takes it, when the name repeats),
+// and whether there is one. obj is a valid JSON object; nothing is
+// copied.
+func memberOf(obj []byte, key string) ([]byte, bool) {
+	var val []byte
+	found := false
+	i := skipSpace(obj, 1)
+	for i < len(obj) && obj[i] != '}' {
+		kEnd := valueEnd(obj, i)
+		k := obj[i:kEnd]
+		i = skipSpace(obj, skipSpace(obj, kEnd)+1) // past the colon
+		vEnd := valueEnd(obj, i)
+		if keyIs(k, key) {
+			val, found = obj[i:vEnd], true
+		}
+		i = skipSpace(obj, vEnd)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+	return val, found
+}
+
+// keyIs reports whether k, a JSON string as written, is key.
+func keyIs(k []byte, key string) bool {
+	if bytes.IndexByte(k, '\\') < 0 {
+		return len(k) == len(key)+2 && string(k[1:len(k)-1]) == key
+	}
+	var s string
+	return json.Unmarshal(k, &s) == nil && s == key
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd is where the JSON value that starts at b[i] ends; b is valid
+// JSON.
+func valueEnd(b []byte, i int) int {
+	d, inStr, esc := 0, false, false
+	for j := i; j < len(b); j++ {
+		c := b[j]
+		switch {
+		case esc:
+			esc = false
+		case inStr:
+			switch c {
+			case '\\':
+				esc = true
+			case '"':
+				inStr = false
+				if d == 0 {
+					return j + 1
+				}
+			}
+		case c == '"':
+			inStr = true
+		case c == '[' || c == '{':
+			d++
+		case c == ']' || c == '}':
+			if d == 0 {
+				return j // the end of a scalar, at its container's close
+			}
+			if d--; d == 0 {
+				return j + 1
+			}
+		case d == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return j
+		}
+	}
+	return len(b)
 }
 
 // batchElems splits line, a valid JSON array, into its elements (slices

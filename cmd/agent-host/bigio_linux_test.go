@@ -84,8 +84,10 @@ func TestReadJSONOfHugeFile(t *testing.T) {
 	if b, err := base64.StdEncoding.DecodeString(r.Contents); err != nil || len(b) != size || bytes.ContainsFunc(b, func(r rune) bool { return r != 0 }) {
 		t.Errorf("read --json of %d zero bytes: contents decode to %d bytes (%v)", size, len(b), err)
 	}
-	if out.Len() > size*4/3+300 || took > 5*time.Second || peak > 40<<10 {
-		t.Errorf("read --json of %d zero bytes: %d bytes of answer, %v, %d KiB; want at most 4/3 of the file, 5 s, 40 MiB", size, out.Len(), took, peak)
+	// The time is lax (the old code took 9 s at a load of 15 on two
+	// cores, and is stopped by its RSS first).
+	if out.Len() > size*4/3+300 || took > 20*time.Second || peak > 40<<10 {
+		t.Errorf("read --json of %d zero bytes: %d bytes of answer, %v, %d KiB; want at most 4/3 of the file, 20 s, 40 MiB", size, out.Len(), took, peak)
 	}
 }
 
