@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/internal/sniff"
 )
 
 // maxMultiRead is how many files one read_multiple_files call takes. Each
@@ -129,54 +130,21 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (*mcp.CallToolResu
 	if in.Head > 0 && in.Tail > 0 {
 		return nil, nil, errors.New("give head or tail, not both")
 	}
+	if in.Head > 0 || in.Tail > 0 {
+		return s.readLines(ctx, in)
+	}
 	r, err := s.h.ReadFile(ctx, "", in.Path)
 	if err != nil {
 		return nil, nil, s.explain(ctx, in.Path, err)
 	}
-	if strings.ContainsRune(r.Contents, utf8.RuneError) {
+	c := r.Contents
+	if strings.ContainsRune(c, utf8.RuneError) || strings.IndexByte(c[:min(len(c), sniff.NULWindow)], 0) >= 0 {
 		// Perhaps not text: look at the bytes themselves.
 		if b, st, err := s.readRaw(ctx, r.Path); err == nil && !isText(b) {
 			return binaryResult(st, b), nil, nil
 		}
 	}
-	c := r.Contents
-	switch {
-	case in.Head > 0:
-		c = headLines(c, in.Head)
-	case in.Tail > 0:
-		c = tailLines(c, in.Tail)
-	}
 	return text(c), nil, nil
-}
-
-// headLines returns the first n lines of s, each with its line break.
-func headLines(s string, n int) string {
-	i := 0
-	for ; n > 0; n-- {
-		j := strings.IndexByte(s[i:], '\n')
-		if j < 0 {
-			return s
-		}
-		i += j + 1
-	}
-	return s[:i]
-}
-
-// tailLines returns the last n lines of s; a final line break does not
-// start a line of its own.
-func tailLines(s string, n int) string {
-	i := len(s)
-	if strings.HasSuffix(s, "\n") {
-		i--
-	}
-	for ; n > 0; n-- {
-		j := strings.LastIndexByte(s[:i], '\n')
-		if j < 0 {
-			return s
-		}
-		i = j
-	}
-	return s[i+1:]
 }
 
 func (s *Server) readMultiple(ctx context.Context, in readMultipleIn) (*mcp.CallToolResult, any, error) {

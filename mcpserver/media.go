@@ -9,12 +9,12 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agenthost/agenthost/host"
 	hostfs "github.com/agenthost/agenthost/host/fs"
+	"github.com/agenthost/agenthost/internal/sniff"
 )
 
 // maxRawRead is the largest file read as bytes (read_media_file, a binary
@@ -50,12 +50,12 @@ func mimeType(name string, head []byte) string {
 	return http.DetectContentType(head)
 }
 
-// isText reports whether b reads as text: valid UTF-8, or bytes that
-// sniff as text (Latin-1 prose, say, which read_file shows with U+FFFD for
-// the bytes that are not UTF-8, rather than as a blob no model can read).
-func isText(b []byte) bool {
-	return utf8.Valid(b) || strings.HasPrefix(http.DetectContentType(b), "text/")
-}
+// isText reports whether b reads as text, as every front end of agenthost
+// decides (sniff.IsText): no NUL byte in its first 8000 bytes, as git
+// decides, and valid UTF-8 or bytes that sniff as text (Latin-1 prose,
+// say, which read_file shows with U+FFFD for the bytes that are not
+// UTF-8, rather than as a blob no model can read).
+func isText(b []byte) bool { return sniff.IsText(b) }
 
 // readRaw reads a regular file through the jail as bytes (Host.OpenFile:
 // the descriptor the jail opened is the one checked and read, and the open

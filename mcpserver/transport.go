@@ -76,7 +76,9 @@ const readBufferSize = 64 << 10
 //     MaxPendingBytes of replies wait to be written (see those constants).
 //
 // Batches are answered with an error for each request in them: MCP
-// 2025-06-18 removed JSON-RPC batching.
+// 2025-06-18 removed JSON-RPC batching. A batch of more than MaxBatch
+// messages is refused whole with one error, so that a reply is never
+// many times the size of the line it answers.
 type LineTransport struct {
 	// Reader gives the client's messages, one per line. When it is an
 	// io.Closer, closing the connection closes it.
@@ -265,7 +267,7 @@ func readLine(br *bufio.Reader, limit int) (line, head []byte, tooLong bool, err
 				head = head[:min(len(head), maxHead)]
 				line = nil
 			} else {
-				line = append(line, frag[:n]...)
+				line = appendLine(line, frag[:n], limit)
 			}
 		}
 		switch e {
@@ -277,6 +279,20 @@ func readLine(br *bufio.Reader, limit int) (line, head []byte, tooLong bool, err
 			return line, head, tooLong, e
 		}
 	}
+}
+
+// appendLine appends frag to line, which never grows past limit bytes:
+// its room is doubled up to limit rather than grown by append's quarter,
+// so a line at the limit is copied into arrays that add up to twice its
+// size, not five times (the garbage of a 16 MiB line was most of the
+// server's 64 MiB).
+func appendLine(line, frag []byte, limit int) []byte {
+	if need := len(line) + len(frag); need > cap(line) {
+		grown := make([]byte, len(line), min(max(2*cap(line), need, readBufferSize), max(limit, need)))
+		copy(grown, line)
+		line = grown
+	}
+	return append(line, frag...)
 }
 
 // maxHead is how much of a line over the limit is kept to find its id.

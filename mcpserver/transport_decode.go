@@ -63,8 +63,10 @@ func (c *lineConn) decode(line []byte) (jsonrpc.Message, []byte) {
 	if d := depth(line); d > maxNestingDepth {
 		return nil, errorReply(nil, jsonrpc.CodeParseError, fmt.Sprintf("parse error: arrays and objects nested more than %d deep", maxNestingDepth), nil)
 	}
-	var v json.RawMessage
-	if err := json.Unmarshal(line, &v); err != nil {
+	if !json.Valid(line) {
+		// Unmarshal says where and why; it copies nothing of a line that
+		// is not valid (json.Valid checks without a copy of the line).
+		err := json.Unmarshal(line, new(json.RawMessage))
 		return nil, errorReply(nil, jsonrpc.CodeParseError, "parse error: "+err.Error(), nil)
 	}
 	switch line[0] {
@@ -165,37 +167,195 @@ func (c *lineConn) cancelled(req *jsonrpc.Request) (jsonrpc.Message, []byte) {
 	return req, nil
 }
 
+// MaxBatch is the most messages a batch may hold to be answered message
+// by message. It is MaxPendingReplies, the requests a client may have
+// unanswered at once, so a batch is bounded as single lines are: its
+// reply holds at most MaxBatch errors of about 200 bytes and the ids the
+// client wrote, well under the line's own length plus 16 KiB, built
+// while nothing else is read. A longer batch is refused whole with one
+// error (id null), found by one scan of the line that copies nothing,
+// as a line over MaxMessageBytes is. Answering each of a million
+// elements was a reply 94 times the line's size, built in memory: a
+// 4 MiB line made 380 MB and 1.2 GiB of RSS.
+const MaxBatch = MaxPendingReplies
+
 // batchReply answers a batch: an error for each request in it (an
 // element with an id), and for each element that is not an object; none
 // for notifications, and nothing at all when that leaves none (as JSON-RPC
-// says). An empty batch is one error.
+// says). An empty batch is one error, and so is a batch of more than
+// MaxBatch elements. line is valid JSON and begins with '['. The reply is
+// written in one buffer, each id as the client wrote it (as every reply
+// of the transport has it), with nothing of the line decoded or copied
+// but the ids.
 func batchReply(line []byte) []byte {
-	var elems []json.RawMessage
-	if json.Unmarshal(line, &elems) != nil || len(elems) == 0 {
+	elems, ok := batchElems(line, MaxBatch)
+	if !ok {
+		return errorReply(nil, jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("invalid request: a batch of more than %d messages is refused whole, and none of it was read; batches are not supported (MCP 2025-06-18 removed JSON-RPC batching): send each message on a line of its own", MaxBatch),
+			map[string]int{"maxBatch": MaxBatch})
+	}
+	if len(elems) == 0 {
 		return errorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: an empty batch", nil)
 	}
-	const msg = "invalid request: batches are not supported (MCP 2025-06-18 removed JSON-RPC batching); send each message on a line of its own"
-	var out []json.RawMessage
+	var ids [][]byte // nil: null
+	size := 2
 	for _, e := range elems {
-		var m map[string]json.RawMessage
-		if e[0] == '{' && json.Unmarshal(e, &m) == nil {
-			id, ok := m["id"]
+		var id []byte
+		if e[0] == '{' {
+			v, ok := memberOf(e, "id")
 			if !ok {
 				continue // a notification: no reply
 			}
-			if !validID(id) {
-				id = nil
+			if validID(v) {
+				id = v
 			}
-			out = append(out, errorReply(id, jsonrpc.CodeInvalidRequest, msg, nil))
-			continue
 		}
-		out = append(out, errorReply(nil, jsonrpc.CodeInvalidRequest, msg, nil))
+		ids = append(ids, id)
+		size += len(batchErrorHead) + max(len(id), 4) + len(batchErrorTail) + 1
 	}
-	if len(out) == 0 {
+	if len(ids) == 0 {
 		return nil
 	}
-	b, _ := json.Marshal(out)
-	return b
+	b := make([]byte, 0, size)
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, batchErrorHead...)
+		if id == nil {
+			id = []byte("null")
+		}
+		b = append(b, id...)
+		b = append(b, batchErrorTail...)
+	}
+	return append(b, ']')
+}
+
+// batchErrorHead and batchErrorTail surround the id in the error for a
+// request in a batch: errorReply's encoding of it.
+const (
+	batchErrorHead = `{"jsonrpc":"2.0","id":`
+	batchErrorTail = `,"error":{"code":-32600,"message":"invalid request: batches are not supported (MCP 2025-06-18 removed JSON-RPC batching); send each message on a line of its own"}}`
+)
+
+// memberOf is the value of obj's member named key, as it is written in
+// obj (the last one, as encoding/json takes it, when the name repeats),
+// and whether there is one. obj is a valid JSON object; nothing is
+// copied.
+func memberOf(obj []byte, key string) ([]byte, bool) {
+	var val []byte
+	found := false
+	i := skipSpace(obj, 1)
+	for i < len(obj) && obj[i] != '}' {
+		kEnd := valueEnd(obj, i)
+		k := obj[i:kEnd]
+		i = skipSpace(obj, skipSpace(obj, kEnd)+1) // past the colon
+		vEnd := valueEnd(obj, i)
+		if keyIs(k, key) {
+			val, found = obj[i:vEnd], true
+		}
+		i = skipSpace(obj, vEnd)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+	return val, found
+}
+
+// keyIs reports whether k, a JSON string as written, is key.
+func keyIs(k []byte, key string) bool {
+	if bytes.IndexByte(k, '\\') < 0 {
+		return len(k) == len(key)+2 && string(k[1:len(k)-1]) == key
+	}
+	var s string
+	return json.Unmarshal(k, &s) == nil && s == key
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd is where the JSON value that starts at b[i] ends; b is valid
+// JSON.
+func valueEnd(b []byte, i int) int {
+	d, inStr, esc := 0, false, false
+	for j := i; j < len(b); j++ {
+		c := b[j]
+		switch {
+		case esc:
+			esc = false
+		case inStr:
+			switch c {
+			case '\\':
+				esc = true
+			case '"':
+				inStr = false
+				if d == 0 {
+					return j + 1
+				}
+			}
+		case c == '"':
+			inStr = true
+		case c == '[' || c == '{':
+			d++
+		case c == ']' || c == '}':
+			if d == 0 {
+				return j // the end of a scalar, at its container's close
+			}
+			if d--; d == 0 {
+				return j + 1
+			}
+		case d == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return j
+		}
+	}
+	return len(b)
+}
+
+// batchElems splits line, a valid JSON array, into its elements (slices
+// of line, nothing copied). It reports false, after a scan of the line
+// and nothing else, when there are more than most.
+func batchElems(line []byte, most int) ([][]byte, bool) {
+	var elems [][]byte
+	d, inStr, esc, start := 0, false, false, -1
+	for i, b := range line {
+		switch {
+		case esc:
+			esc = false
+		case inStr:
+			switch b {
+			case '\\':
+				esc = true
+			case '"':
+				inStr = false
+			}
+		case b == '"':
+			inStr = true
+		case b == '[' || b == '{':
+			d++
+			if d == 1 {
+				start = i + 1
+			}
+		case b == ']' || b == '}', b == ',':
+			if b != ',' {
+				d--
+			}
+			if d == 0 || b == ',' && d == 1 {
+				if e := bytes.TrimSpace(line[start:i]); len(e) > 0 || b == ',' {
+					if len(elems) == most {
+						return nil, false
+					}
+					elems = append(elems, e)
+				}
+				start = i + 1
+			}
+		}
+	}
+	return elems, true
 }
 
 // validID reports whether raw is an id a request may carry: a string or a

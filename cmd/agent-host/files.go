@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agenthost/agenthost/host"
 )
@@ -73,7 +71,9 @@ type pathJSON struct {
 // cmdRead copies the file to stdout exactly, as cat does: from the
 // descriptor the jail opened, with no size limit and no conversion. With
 // --json the result is one object: the contents as a string when they are
-// UTF-8, else in base64 ("encoding" says which).
+// UTF-8 text, else (binary: a NUL byte in the first 8000, as git decides;
+// or not UTF-8) in base64 ("encoding" says which), for a file up to
+// ReadFile's limit (see readJSONTo).
 func cmdRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	return fileCmd("read", args, stderr, nil, func(h *host.Host, cwd, path string, hf *hostFlags) error {
 		f, st, err := h.OpenFile(context.Background(), cwd, path)
@@ -85,15 +85,7 @@ func cmdRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			_, err := io.Copy(stdout, f)
 			return err
 		}
-		b, err := io.ReadAll(f)
-		if err != nil {
-			return err
-		}
-		r := readJSON{Path: st.Path, Size: int64(len(b)), Encoding: "utf-8", Contents: string(b)}
-		if !utf8.Valid(b) {
-			r.Encoding, r.Contents = "base64", base64.StdEncoding.EncodeToString(b)
-		}
-		return writeJSON(stdout, r)
+		return readJSONTo(stdout, f, st, path)
 	})
 }
 
@@ -126,13 +118,13 @@ func cmdStat(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	})
 }
 
+// cmdWrite streams stdin into the Host's one atomic writer (WriteFrom):
+// the bytes go to a new file as they come, with no copy held, and the
+// file is put in place only once stdin has ended; a read error from stdin
+// leaves the old file as it was.
 func cmdWrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return fileCmd("write", args, stderr, nil, func(h *host.Host, cwd, path string, hf *hostFlags) error {
-		data, err := io.ReadAll(stdin)
-		if err != nil {
-			return fmt.Errorf("standard input: %w", err)
-		}
-		st, err := h.WriteFile(context.Background(), cwd, path, data)
+		st, err := h.WriteFrom(context.Background(), cwd, path, stdinReader{stdin}, host.Options{})
 		if err != nil {
 			return missingParent(path, err, "")
 		}
@@ -180,6 +172,32 @@ func cmdRm(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		return nil
 	})
+}
+
+// stdinReader is standard input as write reads it: a read error names
+// it, and a file redirected to stdin stays seekable, so that the writer
+// can read it again if the path turned into a link while it was written.
+type stdinReader struct{ r io.Reader }
+
+func (s stdinReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		// Only the cause: the writer words a *PathError inside as its
+		// own, about the file written.
+		var pe *iofs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		err = fmt.Errorf("standard input: %w", err)
+	}
+	return n, err
+}
+
+func (s stdinReader) Seek(off int64, whence int) (int64, error) {
+	if sk, ok := s.r.(io.Seeker); ok {
+		return sk.Seek(off, whence)
+	}
+	return 0, errors.ErrUnsupported
 }
 
 // missingParent rewords a not-found error from creating path: what is
