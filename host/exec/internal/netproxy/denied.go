@@ -60,7 +60,11 @@ func (d Denial) Message() string {
 		}
 		return head + "; --allow-net " + entry + " allows it"
 	case ReasonPrivate:
-		return head + ": it resolves to " + d.Detail + ", which is not a public address; --allow-net " + d.Detail + " allows that address too"
+		entry := d.Detail
+		if !slices.Contains(DefaultPorts, d.Port) {
+			entry += ":" + strconv.Itoa(int(d.Port))
+		}
+		return head + ": it resolves to " + d.Detail + ", which is not a public address; --allow-net " + entry + " allows that address too"
 	case ReasonSNI:
 		return head + ": the TLS server name was " + d.Detail
 	case ReasonHost:

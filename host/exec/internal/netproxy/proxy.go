@@ -53,6 +53,9 @@ type Config struct {
 	// IdleTimeout closes a connection when no byte has moved in either
 	// direction for this long.
 	IdleTimeout time.Duration
+	// Listener, when set, is served instead of a new listener on
+	// 127.0.0.1 port 0 (it must be a TCP listener); the Server closes it.
+	Listener net.Listener
 	// MaxHeaderBytes bounds a request head (and a plain-HTTP response
 	// head): past it the request is refused with 431 (502 upstream).
 	MaxHeaderBytes int
@@ -99,19 +102,28 @@ type Server struct {
 	denied denials
 }
 
-// Start listens on 127.0.0.1 on a port the kernel picks and serves until
+// Start listens on 127.0.0.1 on a port the kernel picks (or takes
+// Config.Listener) and serves until
 // ctx ends or Close is called; either closes the listener and every
 // connection, client and upstream. The error is the listener's.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	cfg.fill()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("netproxy: listen: %w", err)
+	ln := cfg.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			return nil, fmt.Errorf("netproxy: listen: %w", err)
+		}
+	}
+	ta, ok := ln.Addr().(*net.TCPAddr)
+	if !ok {
+		ln.Close()
+		return nil, fmt.Errorf("netproxy: listen: %v is not a TCP address", ln.Addr())
 	}
 	s := &Server{
 		cfg:  cfg,
 		ln:   ln,
-		addr: ln.Addr().(*net.TCPAddr).AddrPort(),
+		addr: ta.AddrPort(),
 		sem:  make(chan struct{}, cfg.MaxConns),
 	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
