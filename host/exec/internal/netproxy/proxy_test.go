@@ -3,9 +3,9 @@ package netproxy
 import (
 	"bufio"
 	"crypto/tls"
-	"net"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"strings"
 	"testing"
