@@ -178,3 +178,32 @@ func TestPackageHosts(t *testing.T) {
 		t.Errorf("go: %q", got)
 	}
 }
+
+// Every reason has its own line, and SSH's port says to use HTTPS.
+func TestDenialMessages(t *testing.T) {
+	for _, tc := range []struct {
+		d    Denial
+		want string
+	}{
+		{Denial{Host: "example.org", Port: 443, Count: 3, Reason: ReasonNotAllowed},
+			"network: refused example.org:443 (3 times); --allow-net example.org allows it"},
+		{Denial{Host: "example.org", Port: 8443, Count: 1, Reason: ReasonNotAllowed},
+			"network: refused example.org:8443 (1 time); --allow-net example.org:8443 allows it"},
+		{Denial{Host: "[2001:db8::1]", Port: 443, Count: 2, Reason: ReasonNotAllowed},
+			"network: refused [2001:db8::1]:443 (2 times); --allow-net [2001:db8::1] allows it"},
+		{Denial{Host: "github.com", Port: 22, Count: 1, Reason: ReasonNotAllowed},
+			"network: refused github.com:22 (1 time): SSH does not go through the proxy (the keys are not in the sandbox); use an https:// remote"},
+		{Denial{Host: "intranet.example", Port: 443, Count: 1, Reason: ReasonPrivate, Detail: "10.0.0.5"},
+			"network: refused intranet.example:443 (1 time): it resolves to 10.0.0.5, which is not a public address; --allow-net 10.0.0.5 allows that address too"},
+		{Denial{Host: "example.org", Port: 443, Count: 1, Reason: ReasonSNI, Detail: `"evil.example"`},
+			`network: refused example.org:443 (1 time): the TLS server name was "evil.example"`},
+		{Denial{Host: "example.org", Port: 80, Count: 1, Reason: ReasonHost, Detail: `"evil.example"`},
+			`network: refused example.org:80 (1 time): the Host header was "evil.example"`},
+		{Denial{Host: "127.0.0.1", Port: 3128, Count: 1, Reason: ReasonRelay},
+			"network: refused 127.0.0.1:3128 (1 time): that is the proxy itself"},
+	} {
+		if got := tc.d.Message(); got != tc.want {
+			t.Errorf("%+v:\n got %q\nwant %q", tc.d, got, tc.want)
+		}
+	}
+}

@@ -52,6 +52,9 @@ func (d Denial) Message() string {
 		times = strconv.Itoa(d.Count) + " times"
 	}
 	head := fmt.Sprintf("network: refused %s (%s)", d.HostPort(), times)
+	if d.Port == 22 && (d.Reason == ReasonNotAllowed || d.Reason == ReasonNotTLS) {
+		return head + ": SSH does not go through the proxy (the keys are not in the sandbox); use an https:// remote"
+	}
 	switch d.Reason {
 	case ReasonNotAllowed:
 		entry := d.Host
