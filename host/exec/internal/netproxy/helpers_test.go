@@ -75,6 +75,12 @@ func (u *upstream) requests() []string {
 
 func newUpstream(t testing.TB, tlsCert *tls.Certificate, h http.HandlerFunc) *upstream {
 	t.Helper()
+	return newUpstreamOn(t, nil, tlsCert, h)
+}
+
+// newUpstreamOn is newUpstream serving ln (nil: 127.0.0.1, port 0).
+func newUpstreamOn(t testing.TB, ln net.Listener, tlsCert *tls.Certificate, h http.HandlerFunc) *upstream {
+	t.Helper()
 	u := &upstream{}
 	if h == nil {
 		h = func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "hello %s", r.Host) }
@@ -85,6 +91,10 @@ func newUpstream(t testing.TB, tlsCert *tls.Certificate, h http.HandlerFunc) *up
 		u.mu.Unlock()
 		h(w, r)
 	}))
+	if ln != nil {
+		u.Listener.Close()
+		u.Listener = ln
+	}
 	u.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are the point
 	if tlsCert != nil {
 		u.TLS = &tls.Config{Certificates: []tls.Certificate{*tlsCert}}
