@@ -170,4 +170,3 @@ func TestIPv6Loopback(t *testing.T) {
 		t.Fatalf("upstream got %q", got)
 	}
 }
-
