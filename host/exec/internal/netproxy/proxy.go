@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,7 +35,10 @@ type Config struct {
 	// refused and recorded).
 	Allow *AllowList
 	// Resolve resolves names; nil uses net.DefaultResolver (the Host's
-	// DNS, outside the sandbox). Tests map their names to loopback.
+	// DNS, outside the sandbox) on the rooted name, so that no search
+	// domain turns an allowed "registry.npmjs.org" into another host (a
+	// name of one label, "intranet", is looked up as the system would).
+	// Tests map their names to loopback.
 	Resolve Resolver
 	// Dial opens upstream connections; nil uses a net.Dialer.
 	Dial Dialer
@@ -63,9 +67,7 @@ type Config struct {
 
 func (c *Config) fill() {
 	if c.Resolve == nil {
-		c.Resolve = func(ctx context.Context, name string) ([]netip.Addr, error) {
-			return net.DefaultResolver.LookupNetIP(ctx, "ip", name)
-		}
+		c.Resolve = lookupHost
 	}
 	if c.Dial == nil {
 		var d net.Dialer
@@ -191,4 +193,13 @@ func (s *Server) accept() {
 			s.serve(c)
 		}()
 	}
+}
+
+// lookupHost is the default Resolver: a name with a dot is looked up as
+// rooted ("name."), which skips resolv.conf's search list.
+func lookupHost(ctx context.Context, name string) ([]netip.Addr, error) {
+	if strings.Contains(name, ".") {
+		name += "."
+	}
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", name)
 }

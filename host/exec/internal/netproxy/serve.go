@@ -180,12 +180,13 @@ func (s *Server) connect(c net.Conn, br *bufio.Reader, lim *headLimit, target st
 	stop := context.AfterFunc(s.ctx, func() { up.Close() })
 	defer stop()
 
+	// The answer and the ClientHello get their own HeaderTimeout (the
+	// dial may have used the first one up), and MaxHeaderBytes no
+	// longer applies: maxClientHello bounds the hello.
+	c.SetDeadline(time.Now().Add(s.cfg.HeaderTimeout))
 	if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 		return
 	}
-	// The ClientHello gets its own HeaderTimeout, and MaxHeaderBytes no
-	// longer applies: maxClientHello bounds it.
-	c.SetDeadline(time.Now().Add(s.cfg.HeaderTimeout))
 	lim.n = -1
 	raw, sni, err := readClientHello(br)
 	if err != nil {
