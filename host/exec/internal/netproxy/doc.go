@@ -1,6 +1,7 @@
 // Package netproxy is the network-by-name proxy of the exec sandbox
-// (issue 24): one HTTP proxy per Host, listening on 127.0.0.1 outside the
-// sandbox, through which a sandboxed command reaches only the hosts its
+// (issue 24): an HTTP proxy run by the Host outside the sandbox,
+// listening on 127.0.0.1 (or on a listener it is given, such as one made
+// inside the command's network namespace), through which a sandboxed command reaches only the hosts its
 // policy names.
 //
 // What it guarantees, for every connection it accepts:
@@ -8,8 +9,8 @@
 //   - The requested name is normalised (lower case, one trailing dot
 //     removed) and checked before it is matched: a name that no DNS host
 //     name may hold (NUL, a space, a control byte, any byte but a letter,
-//     digit, '-', '_' or '.', an empty or 64-byte label, a numeric last
-//     label that a resolver would read as an address) is
+//     digit, '-', '_' or '.', an empty label or one over 63 bytes, a
+//     numeric last label that a resolver would read as an address) is
 //     refused with ErrBadName, and a name outside ASCII with ErrNonASCII
 //     (write it in punycode, "xn--..."; the clients people run through a
 //     proxy already do).
