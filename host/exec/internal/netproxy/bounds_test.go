@@ -311,3 +311,52 @@ func TestDeniedRecord(t *testing.T) {
 		t.Fatalf("%q, want %q", got, want)
 	}
 }
+
+// Bytes the client sends in the same write as its CONNECT and
+// ClientHello reach upstream whole and in order, and upstream's answer
+// comes back; the upstream here is a raw TCP listener that echoes.
+func TestTunnelCarriesBufferedBytes(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := netip.MustParseAddrPort(ln.Addr().String()).Port()
+	got := make(chan []byte, 1)
+	go func() {
+		c, err := ln.Accept()
+		ln.Close()
+		if err != nil {
+			got <- nil
+			return
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		b, _ := io.ReadAll(c) // until the client half-closes
+		c.Write(b)            // echo, then close
+		got <- b
+	}()
+	dns := &fakeDNS{names: map[string][]netip.Addr{"test.example": loop4}}
+	s := startProxy(t, Config{}, dns, hp("test.example", port), hp("127.0.0.1", port))
+	hello := clientHello(t, "test.example")
+	extra := bytes.Repeat([]byte("0123456789abcdef"), 1<<12)
+	want := append(append([]byte(nil), hello...), extra...)
+
+	c := rawConn(t, s, 10*time.Second)
+	msg := append([]byte(fmt.Sprintf("CONNECT %s HTTP/1.1\r\n\r\n", hp("test.example", port))), want...)
+	if _, err := c.Write(msg); err != nil {
+		t.Fatal(err)
+	}
+	c.(*net.TCPConn).CloseWrite()
+	br := bufio.NewReader(c)
+	if code := readStatus(t, br, "CONNECT"); code != 200 {
+		t.Fatalf("CONNECT: %d", code)
+	}
+	back, err := io.ReadAll(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := <-got
+	if !bytes.Equal(up, want) || !bytes.Equal(back, want) {
+		t.Fatalf("upstream got %d bytes, client got back %d, want %d", len(up), len(back), len(want))
+	}
+}
