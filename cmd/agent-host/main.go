@@ -121,5 +121,6 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nflags every command but hook takes: --root DIR (repeatable; the first is the workspace, default .),")
 	fmt.Fprintln(w, "--add-dir DIR (repeatable), --unrestricted, --json (not mcp); \"--\" ends the flags.")
 	fmt.Fprintln(w, "exit codes: 0 ok, 1 other error, 2 usage, 3 path outside the roots, 4 not found")
-	fmt.Fprintln(w, "(exec: the command's; check-ignore: 0 some ignored, 1 none, 2 error; hook: always 0 but 1 for bad flags).")
+	fmt.Fprintln(w, "(exec: the command's, 124 timeout, 130 interrupted; check-ignore: git's, 0 some ignored, 1 none, 128 error;")
+	fmt.Fprintln(w, "walk: 2 when a directory could not be read; any command interrupted: 130; hook: always 0 but 1 for bad flags).")
 }

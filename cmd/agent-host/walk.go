@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -35,6 +36,11 @@ type sortFlag string
 
 func (f *sortFlag) String() string   { return string(*f) }
 func (f *sortFlag) IsBoolFlag() bool { return true } // "--sort" alone is --sort=path
+
+// IsValue makes "--sort path" and "--sort none" mean --sort=path and
+// --sort=none, as ripgrep reads them (cli.OptionalValue); "--sort x"
+// leaves x a PATH.
+func (f *sortFlag) IsValue(arg string) bool { return arg == "path" || arg == "none" }
 func (f *sortFlag) Set(v string) error {
 	switch v {
 	case "true", "path":
@@ -220,8 +226,13 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		root, err := h.ResolveInJail(ctx, cwd, cliPath(arg))
 		if err != nil {
-			warn(stderr, "walk", err, 2)
-			code = 2
+			// The exit table's row (3 outside the roots, 4 missing);
+			// the first fault's, when several PATHs fail.
+			c := exitCode(err)
+			warn(stderr, "walk", err, c)
+			if code == 0 {
+				code = c
+			}
 			continue
 		}
 		// The entries come in runs (opts.Batch), their paths lent: written
@@ -269,16 +280,24 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		var partial *walk.PartialError
 		switch {
 		case errors.As(err, &partial):
+			// A directory that could not be read (the rest is still
+			// listed): 2, as rg says it.
 			for _, e := range partial.Errs {
 				warn(stderr, "walk", e, 2)
 			}
-			code = 2
-		case err != nil && (errors.Is(err, errBrokenOutput) || errors.Is(err, context.Canceled)):
+			if code == 0 {
+				code = 2
+			}
+		case err != nil && errors.Is(err, context.Canceled):
+			out.flush()
+			fmt.Fprintln(stderr, "agent-host walk: interrupted")
+			return execCancelled // 130, as exec and read give
+		case err != nil && errors.Is(err, errBrokenOutput):
 			out.flush()
 			return 1
 		case err != nil:
 			out.flush()
-			return fail(stderr, "walk", err, 2)
+			return fail(stderr, "walk", err, exitCode(err))
 		}
 	}
 	if sortBy == "path" {
@@ -329,7 +348,7 @@ func lateInterrupt(parent context.Context, after time.Duration) (context.Context
 		if stopped {
 			return
 		}
-		sctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+		sctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 		sigStop = stop
 		context.AfterFunc(sctx, cancel)
 	})

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -13,6 +14,23 @@ import (
 
 	"golang.org/x/sys/unix"
 )
+
+// testRefusals applies what the environment asks TestMain to refuse:
+// Landlock (AGENTHOST_TEST_NOLANDLOCK) and new user namespaces
+// (AGENTHOST_TEST_REFUSE_USERNS).
+func testRefusals() error {
+	if os.Getenv("AGENTHOST_TEST_NOLANDLOCK") != "" {
+		if err := refuseLandlock(); err != nil {
+			return fmt.Errorf("refusing Landlock: %w", err)
+		}
+	}
+	if os.Getenv("AGENTHOST_TEST_REFUSE_USERNS") != "" {
+		if err := refuseUserNamespaces(); err != nil {
+			return fmt.Errorf("refusing user namespaces: %w", err)
+		}
+	}
+	return nil
+}
 
 // refuseLandlock installs, on every thread of this process, a seccomp
 // filter that fails the three Landlock calls with ENOSYS, as a kernel

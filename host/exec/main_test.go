@@ -17,17 +17,9 @@ import (
 // the way Docker's default seccomp profile does (refuseUserNamespaces),
 // which works for any uid, unlike the unshare wrapper.
 func TestMain(m *testing.M) {
-	if os.Getenv("AGENTHOST_TEST_NOLANDLOCK") != "" {
-		if err := refuseLandlock(); err != nil {
-			os.Stderr.WriteString("refusing Landlock: " + err.Error() + "\n")
-			os.Exit(2)
-		}
-	}
-	if os.Getenv("AGENTHOST_TEST_REFUSE_USERNS") != "" {
-		if err := refuseUserNamespaces(); err != nil {
-			os.Stderr.WriteString("refusing user namespaces: " + err.Error() + "\n")
-			os.Exit(2)
-		}
+	if err := testRefusals(); err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		os.Exit(2)
 	}
 	SandboxMain()
 	goleak.VerifyTestMain(m)
