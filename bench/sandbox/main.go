@@ -43,6 +43,7 @@ func main() {
 	old := flag.String("old", "", "another agent-host binary to measure in the same rounds")
 	floor := flag.String("floor", "", "the floor program (bench/sandbox/floor) to measure in the same rounds")
 	cfloor := flag.String("cfloor", "", "the C floor program (bench/sandbox/cfloor) to measure in the same rounds")
+	bestEffort := flag.Bool("best-effort", false, "run the sandboxed variants with --sandbox=best-effort (where user namespaces are refused: the second layer)")
 	gobuild := flag.Bool("gobuild", false, "measure `go build` of a small module, each run a new agent-host process, instead of true")
 	flag.Parse()
 	ws, err := os.MkdirTemp("", "bench-sandbox-")
@@ -58,12 +59,12 @@ func main() {
 	vs := []variant{
 		{"bash -c true", []string{"bash", "-c", "true"}},
 		{"agent-host exec --no-sandbox -- true", []string{*bin, "exec", "--no-sandbox", "--", "true"}},
-		{"agent-host exec -- true (sandboxed)", []string{*bin, "exec", "--", "true"}},
+		{"agent-host exec -- true (sandboxed)", []string{*bin, "exec", sandboxMode(*bestEffort), "--", "true"}},
 	}
 	if *old != "" {
 		vs = append(vs,
 			variant{"old: agent-host exec --no-sandbox -- true", []string{*old, "exec", "--no-sandbox", "--", "true"}},
-			variant{"old: agent-host exec -- true (sandboxed)", []string{*old, "exec", "--", "true"}})
+			variant{"old: agent-host exec -- true (sandboxed)", []string{*old, "exec", sandboxMode(*bestEffort), "--", "true"}})
 	}
 	nfloor := -1 // the index of the floor with signals
 	if *floor != "" {
@@ -176,4 +177,13 @@ func rounds(vs []variant, ws string, runs int) (med, mcpu []time.Duration) {
 		med[j], mcpu[j] = median(res[j]), median(cpu[j])
 	}
 	return med, mcpu
+}
+
+// sandboxMode is the flag that sets the sandboxed variants' mode: the
+// default (required), or best effort where a part is missing.
+func sandboxMode(bestEffort bool) string {
+	if bestEffort {
+		return "--sandbox=best-effort"
+	}
+	return "--sandbox=required"
 }
