@@ -11,16 +11,28 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/internal/gittest"
+	"github.com/agenthost/agenthost/internal/testbin"
 )
 
 // boundedRun runs cmd, killing it after limit, and returns its result,
-// how long it ran and its peak RSS in KiB (wait4's ru_maxrss: Linux
-// counts KiB). A run that had to be killed fails t. started, if given, is
-// called once cmd has started.
+// how long it ran and its own peak RSS in KiB (through testbin's
+// spawner; 0 for a run given started, which is bounded in time only). A
+// run that had to be killed fails t. started, if given, is called once
+// cmd has started.
 func boundedRun(t *testing.T, cmd *exec.Cmd, limit time.Duration, started ...func(*os.Process)) (result, time.Duration, int64) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if len(started) == 0 {
+		// Through the test binary as a spawner (internal/testbin): the
+		// child's own peak RSS, not the test process's, which ru_maxrss
+		// of a child forked from it starts from.
+		took, peak, code, err := testbin.Bounded(cmd, limit, 1<<20)
+		if err != nil {
+			t.Fatalf("agent-host %q: %v", cmd.Args[2:], err)
+		}
+		return result{stdout: out.String(), stderr: errb.String(), code: code}, took, peak
+	}
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -40,7 +52,9 @@ func boundedRun(t *testing.T, cmd *exec.Cmd, limit time.Duration, started ...fun
 	} else if err != nil {
 		t.Fatalf("agent-host %q: %v", cmd.Args[1:], err)
 	}
-	return r, took, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	// Signalled runs are bounded in time only: their ru_maxrss would
+	// count the test process's peak.
+	return r, took, 0
 }
 
 // selfIncludingRepo makes dir a repository (in e's world) whose config

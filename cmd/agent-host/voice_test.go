@@ -41,7 +41,7 @@ func TestErrorVoice(t *testing.T) {
 		{[]string{"read", "nonexist"}, exitNotFound, "nonexist: no such file or directory"},
 		{[]string{"stat", "nonexist"}, exitNotFound, "nonexist: no such file or directory"},
 		{[]string{"rm", "nonexist"}, exitNotFound, "nonexist: no such file or directory"},
-		{[]string{"walk", "nonexist"}, 2, "nonexist: no such file or directory"},
+		{[]string{"walk", "nonexist"}, exitNotFound, "nonexist: no such file or directory"},
 		{[]string{"write", "nodir/x"}, exitNotFound, "nodir/x: directory nodir does not exist"},
 		{[]string{"mkdir", "a/b/c"}, exitNotFound, "a/b/c: directory a/b does not exist (-p creates it)"},
 		{[]string{"mkdir", "d"}, exitOther, "d: already exists"},
