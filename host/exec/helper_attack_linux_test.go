@@ -224,7 +224,7 @@ func TestHelperAttacksAsNobody(t *testing.T) {
 	// profile refuses them (issue 22): the second layer, as an ordinary
 	// user, against the attack table, the everyday list and the
 	// metadata attacks.
-	if landlockABI() != 0 && haveSeccomp && !testing.Short() {
+	if landlockABI() != 0 && haveSeccomp && !testing.Short() && !raceEnabled { // under -race: .ci/run's own step
 		run([]string{"TestNoUserNSInner", "TestSandboxAttacks", "TestSandboxStillWorks", "TestHelperUnreachable",
 			"TestHelperSignals", "TestSandboxNoUnixSockets", "TestMetadataOutsideRefused", "TestMetadataLinkSwapRace"},
 			"AGENTHOST_TEST_NOUSERNS=1", "AGENTHOST_TEST_REFUSE_USERNS=1")

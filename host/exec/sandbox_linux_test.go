@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -95,10 +96,7 @@ func newSBFixture(t *testing.T) *sbFixture {
 	f.tmpFile = tmp.Name()
 	t.Cleanup(func() { os.Remove(f.tmpFile) })
 
-	out, err := osexec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err == nil {
-		f.python = strings.TrimSpace(string(out))
-	}
+	f.python = pythonPath()
 
 	// The workspace: a repository with one commit and a nested one.
 	f.git(t, f.ws, "init", "-q", "-b", "main")
@@ -627,3 +625,14 @@ func TestSandboxStillWorks(t *testing.T) {
 		t.Errorf("git remote add was undone: %q", got)
 	}
 }
+
+// pythonPath is python3's real executable ("" without one), asked once
+// per test process: through a version manager's shim (pyenv) each start
+// of python3 costs a shell script, and every fixture wanted it.
+var pythonPath = sync.OnceValue(func() string {
+	out, err := osexec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+})

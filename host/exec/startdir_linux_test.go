@@ -184,11 +184,15 @@ func TestSandboxKeepsLimits(t *testing.T) {
 	r := NewRunner(Limits{KillGrace: testKillGrace, DrainGrace: testDrainGrace, MaxOutputBytes: 1000})
 	defer r.Close()
 	sb := &Sandbox{Roots: []string{ws}, Required: true}
-	o, err := r.Exec(context.Background(), Request{Command: "trap '' TERM; sleep 30", Cwd: ws, Timeout: 300 * 1e6, Sandbox: sb})
+	// The timeout leaves the shell time to set its trap first, even on a
+	// loaded machine (at 300 ms a race-built run at load 12 was ended
+	// before the trap was set, so SIGTERM alone ended it).
+	const timeout = 2 * time.Second
+	o, err := r.Exec(context.Background(), Request{Command: "trap '' TERM; sleep 30", Cwd: ws, Timeout: timeout, Sandbox: sb})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !o.TimedOut || o.Signal != "SIGKILL" || o.Duration > slack+testKillGrace+300*1e6 {
+	if !o.TimedOut || o.Signal != "SIGKILL" || o.Duration > slack+testKillGrace+timeout {
 		t.Errorf("timeout: %+v", o)
 	}
 	o, _ = r.Exec(context.Background(), Request{Command: "head -c 100000 /dev/zero | tr '\\0' x; exit 7", Cwd: ws, Sandbox: sb})

@@ -225,8 +225,9 @@ func calls(f *ast.File, fset *token.FileSet, pkg, name string) []int {
 // its own, never one on its floor or above; a package beneath a listed
 // one (host/exec/internal/helper) belongs to it, and imports within one
 // are free. mcpserver and internal/cli, which API.md does not list, are
-// what the programs are made of; internal/gitconfig is the basement: a
-// parser that imports nothing of ours, used by host/walk and host/exec.
+// what the programs are made of; internal/gitconfig and internal/sniff
+// are the basement: a parser and a text-or-binary rule that import
+// nothing of ours, used by the floors above.
 var floors = [][]string{
 	{"cmd/...", "bench/...", "e2e/..."},
 	{"mcpserver", "internal/cli"},
@@ -235,7 +236,7 @@ var floors = [][]string{
 	{"host"},
 	{"host/fs", "host/walk"},
 	{"host/jail", "host/exec", "invalidation"},
-	{"internal/gitconfig"},
+	{"internal/gitconfig", "internal/sniff"},
 }
 
 // testSupport are packages for _test.go files only: they may import any
