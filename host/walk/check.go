@@ -418,7 +418,7 @@ func (rs *ruleSet) ruleAt(i int, r *repoInfo) *Rule {
 			src = filepath.ToSlash(rel)
 		}
 	}
-	return &Rule{Source: src, Line: rs.rules[i].line, Pattern: rs.rules[i].text}
+	return &Rule{Source: src, Line: int(rs.rules[i].line), Pattern: rs.rules[i].text}
 }
 
 // cleanAbs is filepath.Clean for an absolute path, without its cost when
