@@ -168,7 +168,65 @@ func parseRulesAsCtx(ctx context.Context, rs *ruleSet, data []byte) (*ruleSet, e
 		}
 		rs.add(str[start:start+len(trimTrailingSpaces(line))], lineno)
 	}
+	if err := rs.index(ctx); err != nil {
+		return nil, err
+	}
 	return rs, nil
+}
+
+// index fills byName, byExt and byPath (and same) from the rules' kinds,
+// each map made once at the size of its rules (a map grown one key at a
+// time rehashes its keys some twenty times over for a million of them).
+// It stops when ctx ends.
+func (rs *ruleSet) index(ctx context.Context) error {
+	var nName, nExt, nPath int
+	for i := range rs.rules {
+		switch rs.rules[i].kind {
+		case kindName:
+			nName++
+		case kindExt:
+			nExt++
+		case kindPath:
+			nPath++
+		}
+	}
+	if nName > 0 {
+		rs.byName = make(map[string]int32, nName)
+	}
+	if nExt > 0 {
+		rs.byExt = make(map[string]int32, nExt)
+	}
+	if nPath > 0 {
+		rs.byPath = make(map[string]int32, nPath)
+	}
+	for i := range rs.rules {
+		if i%parseCheckLines == parseCheckLines-1 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		r := &rs.rules[i]
+		var m map[string]int32
+		var k string
+		switch r.kind {
+		case kindName:
+			m, k = rs.byName, r.pattern
+		case kindExt:
+			m, k = rs.byExt, rs.extKey(r)[1:]
+		case kindPath:
+			m, k = rs.byPath, r.pattern
+		default:
+			continue
+		}
+		if rs.fold {
+			k = lowerASCII(k)
+		}
+		if prev, ok := m[k]; ok {
+			rs.same[i] = prev
+		}
+		m[k] = int32(i)
+	}
+	return nil
 }
 
 // cost is an over-estimate of the bytes rs holds beyond the file's
@@ -253,12 +311,6 @@ func (rs *ruleSet) add(text string, lineno int) {
 	idx := int32(len(rs.rules))
 	rs.rules = append(rs.rules, r)
 	rs.same = append(rs.same, -1)
-	link := func(m map[string]int32, k string) {
-		if prev, ok := m[k]; ok {
-			rs.same[idx] = prev
-		}
-		m[k] = idx
-	}
 	if rs.plain {
 		rs.nmBits, rs.extBits, rs.pthBits = ^uint64(0), ^uint64(0), ^uint64(0)
 		rs.nmBits2, rs.extBits2, rs.pthBits2 = ^uint64(0), ^uint64(0), ^uint64(0)
@@ -266,41 +318,27 @@ func (rs *ruleSet) add(text string, lineno int) {
 	if r.flags&ruleMustBeDir != 0 {
 		rs.hasDirOnly = true
 	}
-	key := func(s string) string {
-		if rs.fold {
-			return lowerASCII(s)
-		}
-		return s
-	}
-	switch {
+	// The maps are filled by index, once every rule is in; the bits are
+	// those of the keys ASCII-lower-cased with fold (foldBit), built
+	// here without the lower-cased strings.
+	fold := rs.fold
+	switch ext := rs.extKey(&r); {
 	case r.flags&ruleNoDir != 0 && int(r.prefix) == len(r.pattern):
-		if rs.byName == nil {
-			rs.byName = map[string]int32{}
-		}
-		k := key(r.pattern)
-		link(rs.byName, k)
-		rs.nmBits |= keyBit(k)
-		rs.nmBits2 |= keyBit2(k)
+		k := r.pattern
+		rs.nmBits |= foldBit(k, fold)
+		rs.nmBits2 |= foldBit2(k, fold)
 		rs.rules[idx].kind = kindName
-	case r.flags&ruleNoDir != 0 && rs.extKey(&r) != "":
+	case r.flags&ruleNoDir != 0 && ext != "":
 		// A basename ending in ".tar.gz" has "gz" after its last dot, so the
 		// map can be keyed by what follows the pattern's last dot.
-		if rs.byExt == nil {
-			rs.byExt = map[string]int32{}
-		}
-		k := key(rs.extKey(&r)[1:])
-		link(rs.byExt, k)
-		rs.extBits |= keyBit(k)
-		rs.extBits2 |= keyBit2(k)
+		k := ext[1:]
+		rs.extBits |= foldBit(k, fold)
+		rs.extBits2 |= foldBit2(k, fold)
 		rs.rules[idx].kind = kindExt
 	case r.flags&ruleNoDir == 0 && int(r.prefix) == len(r.pattern):
-		if rs.byPath == nil {
-			rs.byPath = map[string]int32{}
-		}
-		k := key(r.pattern)
-		link(rs.byPath, k)
-		rs.pthBits |= keyBit(k)
-		rs.pthBits2 |= keyBit2(k[strings.LastIndexByte(k, '/')+1:])
+		k := r.pattern
+		rs.pthBits |= foldBit(k, fold)
+		rs.pthBits2 |= foldBit2(k[strings.LastIndexByte(k, '/')+1:], fold)
 		rs.rules[idx].kind = kindPath
 		rs.needsPath = true
 	default:
