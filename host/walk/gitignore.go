@@ -124,6 +124,9 @@ func parseRulesAsCtx(ctx context.Context, rs *ruleSet, data []byte) (*ruleSet, e
 	if len(data) > maxIgnoreFileSize {
 		return rs, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	// The list is sized once, for the lines that may hold a rule (a file
 	// of a million rules would otherwise copy it some twenty times over).

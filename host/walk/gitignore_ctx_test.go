@@ -78,7 +78,8 @@ func checkBigAgainstGit(t *testing.T, e *gitEnv, c *Cache, probes []string) {
 // TestIgnoreParseCancelRace cancels the context while a .gitignore of
 // 700,000 rules (7 MB) is being compiled (before, the compile ran to its
 // end with the Cache's lock held): each call ends with the context's
-// error within a third of a whole compile's time (and 2 s) after the
+// error within half a whole compile's time (at least 300 ms, at most
+// 3 s) after the
 // cancel, a question about another repository asked meanwhile is
 // answered in as little (without waiting for the compile), and nothing
 // cut short is kept: the next call answers as git. The bound is relative
@@ -100,7 +101,10 @@ func TestIgnoreParseCancelRace(t *testing.T) {
 	}
 	whole := time.Since(start)
 	c0.Close()
-	bound := min(max(whole/3, 50*time.Millisecond), 2*time.Second)
+	// Past the cancel come at most the next 4,096 lines and the one
+	// allocation of the rule list (45 MB, with the collector's assist
+	// for it, which on a loaded machine is a good part of the compile).
+	bound := min(max(whole/2, 300*time.Millisecond), 3*time.Second)
 	t.Logf("a whole compile: %v; bound after a cancel: %v", whole, bound)
 
 	c := e.cache()
