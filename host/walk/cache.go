@@ -140,6 +140,9 @@ type Cache struct {
 	// maxCacheBytes.
 	bytes     int
 	flatBytes int
+	// bigRules is the cost of the largest compiled rule set charged since
+	// the last flush (see chargeRules).
+	bigRules int
 	// flushes counts the times the bound dropped everything, for tests.
 	flushes int
 	// maxBytes, when set (by tests), replaces maxCacheBytes.
@@ -293,18 +296,37 @@ func (c *Cache) file(path string, follow, statOnly bool) *cachedFile {
 }
 
 // charge counts n more bytes into the cache, first dropping everything if
-// they would take it past maxCacheBytes. What callers hold (a repoInfo, a
-// dirState, a cachedFile) stays valid: only the maps forget them. Callers
-// hold c.mu.
+// they would take it past maxCacheBytes (plus bigRules). What callers hold
+// (a repoInfo, a dirState, a cachedFile) stays valid: only the maps forget
+// them. Callers hold c.mu.
 func (c *Cache) charge(n int) {
-	limit := maxCacheBytes
-	if c.maxBytes > 0 {
-		limit = c.maxBytes
-	}
-	if c.bytes+n > limit {
+	if c.bytes+n > c.limit()+c.bigRules {
 		c.flush()
 	}
 	c.bytes += n
+}
+
+// limit is maxCacheBytes, or the tests' maxBytes.
+func (c *Cache) limit() int {
+	if c.maxBytes > 0 {
+		return c.maxBytes
+	}
+	return maxCacheBytes
+}
+
+// chargeRules is charge for n bytes of compiled rules (one file's).
+// One file's rules may alone be past the bound (git's own limit is a
+// 100 MiB file, millions of rules), and a question in that file's
+// directory cannot be answered without them: the bound is then raised by
+// the largest such set charged since the last flush, so that the set is
+// kept rather than dropped and compiled again at every question, while
+// everything else stays within maxCacheBytes.
+func (c *Cache) chargeRules(n int) {
+	if c.bytes+n > c.limit()+max(c.bigRules, n) {
+		c.flush()
+	}
+	c.bytes += n
+	c.bigRules = max(c.bigRules, n)
 }
 
 // flush forgets everything the Cache holds, and on Linux drops the inotify
@@ -316,7 +338,7 @@ func (c *Cache) flush() {
 	clear(c.dirs)
 	c.real = nil
 	c.lastReal = nil
-	c.bytes, c.flatBytes = 0, 0
+	c.bytes, c.flatBytes, c.bigRules = 0, 0, 0
 	c.flushes++
 	if c.watch.active() {
 		c.watch.reset(c)
@@ -410,20 +432,47 @@ func (f *cachedFile) loadAt(c *Cache, now int64, at int) *cachedFile {
 	return f
 }
 
+// lockedParseMax is the size up to which an ignore file is compiled with
+// c.mu held (a few hundred microseconds at most); a larger one is
+// compiled with the lock let go, so that other questions go on meanwhile.
+const lockedParseMax = 64 << 10
+
 // rules returns f's contents compiled for base and fold, reusing the last
-// compilation while the contents are unchanged; nil when there are no rules.
-func (f *cachedFile) rules(base string, fold bool) *ruleSet {
+// compilation while the contents are unchanged; nil when there are no
+// rules. A compilation is kept in f and charged to c's bound (see
+// chargeRules). When ctx ends during the compilation it returns nil and
+// ctx.Err(), and keeps nothing: the next call compiles again. Callers
+// hold c.mu; for a file over lockedParseMax it is let go while the rules
+// are compiled (what the caller holds stays valid; two calls may compile
+// the same file at once, and the one whose contents are still f's is
+// kept).
+func (f *cachedFile) rules(c *Cache, ctx context.Context, base string, fold bool) (*ruleSet, error) {
 	if len(f.data) == 0 {
-		return nil
+		return nil, nil
 	}
-	if f.compiled == nil || f.compiledGen != f.gen || f.compiledBase != base || f.compiledFold != fold {
-		f.compiled = parseRules(f.data, f.path, base, fold)
-		f.compiledGen, f.compiledBase, f.compiledFold = f.gen, base, fold
+	rs := f.compiled
+	if rs == nil || f.compiledGen != f.gen || f.compiledBase != base || f.compiledFold != fold {
+		data, gen, path := f.data, f.gen, f.path
+		var err error
+		if len(data) > lockedParseMax {
+			c.mu.Unlock()
+			rs, err = parseRulesCtx(ctx, data, path, base, fold)
+			c.mu.Lock()
+		} else {
+			rs, err = parseRulesCtx(ctx, data, path, base, fold)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if f.gen == gen {
+			c.chargeRules(rs.cost())
+			f.compiled, f.compiledGen, f.compiledBase, f.compiledFold = rs, gen, base, fold
+		}
 	}
-	if f.compiled.empty() {
-		return nil
+	if rs.empty() {
+		return nil, nil
 	}
-	return f.compiled
+	return rs, nil
 }
 
 // dirCtx is what decides the fate of the entries of one directory: the
@@ -436,6 +485,10 @@ type dirCtx struct {
 	rel   string      // the directory relative to the repository root: "" or "a/b/"
 
 	needsPath bool // some rule in force is matched against a path
+	// partial: some .gitignore in force here, or above, could not be
+	// compiled because the context of the call ended (see
+	// cachedFile.rules): a state built on it is for that call only.
+	partial bool
 
 	// Set by the walker only (the memo IsIgnored keeps has neither):
 	// index is the repository's index (nil: none, or NoIndex), and
@@ -467,7 +520,7 @@ func (x *dirCtx) child(name string) *dirCtx {
 	if x.repo == nil {
 		return noRepo
 	}
-	return &dirCtx{repo: x.repo, chain: x.chain, rel: x.rel + name + "/", needsPath: x.needsPath, index: x.index, trackedOnly: x.trackedOnly}
+	return &dirCtx{repo: x.repo, chain: x.chain, rel: x.rel + name + "/", needsPath: x.needsPath, partial: x.partial, index: x.index, trackedOnly: x.trackedOnly}
 }
 
 // withRules adds a directory's own compiled .gitignore.
@@ -475,7 +528,7 @@ func (x *dirCtx) withRules(rs *ruleSet) *dirCtx {
 	if rs == nil || x.repo == nil {
 		return x
 	}
-	return &dirCtx{repo: x.repo, chain: &ignoreNode{parent: x.chain, rules: rs}, rel: x.rel, needsPath: x.needsPath || rs.needsPath, index: x.index, trackedOnly: x.trackedOnly}
+	return &dirCtx{repo: x.repo, chain: &ignoreNode{parent: x.chain, rules: rs}, rel: x.rel, needsPath: x.needsPath || rs.needsPath, partial: x.partial, index: x.index, trackedOnly: x.trackedOnly}
 }
 
 // decide returns the rule that decides relPath (relative to the repository
@@ -668,17 +721,25 @@ func (c *Cache) dirStateFrom(cx context.Context, dir string, st *dirState, now i
 		ctx = pctx.child(name)
 	}
 	var ignGen uint64
+	partial := pctx.partial
 	if ignF != nil && ctx.repo != nil {
-		ctx = ctx.withRules(ignF.rules(ctx.rel, ctx.repo.fold))
-		ignGen = ignF.gen
+		ignGen = ignF.gen // what rules compiles, even should it let the lock go
+		rs, err := ignF.rules(c, cx, ctx.rel, ctx.repo.fold)
+		partial = partial || err != nil
+		ctx = ctx.withRules(rs)
+	}
+	if partial && !ctx.partial {
+		cp := *ctx
+		cp.partial = true
+		ctx = &cp
 	}
 	deepest := pdeep
 	if parent != dir && pctx.ignored(name, true, nil) {
 		deepest = len(dir)
 	}
-	if ctx.repo != nil && ctx.repo.interrupted {
-		// Built on a configuration whose reading cx cut short: for this
-		// call only, never kept.
+	if ctx.repo != nil && ctx.repo.interrupted || ctx.partial {
+		// Built on a configuration whose reading, or on rules whose
+		// compiling, cx cut short: for this call only, never kept.
 		return &dirState{checked: now, wgen: gen, ctx: ctx, inRepo: ctx.repo, rel: ctx.rel, parentCtx: pctx, repo: repo, files: files, deepest: deepest}
 	}
 	if len(c.dirs) >= maxCachedDirs {
@@ -873,7 +934,7 @@ func (c *Cache) dirStateForPathIn(cx context.Context, dir string, now int64, exi
 		}
 		off += len(name) + 1
 		abs += len(name) + 1
-		x = &dirCtx{repo: x.repo, chain: x.chain, rel: full[:off], needsPath: x.needsPath}
+		x = &dirCtx{repo: x.repo, chain: x.chain, rel: full[:off], needsPath: x.needsPath, partial: x.partial}
 	}
 	return &dirState{ctx: x, inRepo: x.repo, rel: x.rel, deepest: deepest}
 }

@@ -258,7 +258,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	if ps == nil || !c.trusted(ps.checked, ps.wgen, ps.watched, now) {
 		ps = c.dirStateForPathIn(ctx, parent, now, parent == b.knownDir, b.fdFor(parent)) // as its first lookup would
 	}
-	if requireReal && (ps.inRepo == nil || !ps.inRepo.interrupted) {
+	if requireReal && (ps.inRepo == nil || !ps.inRepo.interrupted) && !ps.ctx.partial {
 		ps.realGen = c.gen + 1
 		c.rememberReal(top, parent, ps) // for judgeRel
 	}
@@ -276,6 +276,9 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 		ix = c.indexFor(ctx, judge, now)
 	}
 	c.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return Match{}, true, err // what was built may lack rules ctx cut short
+	}
 	if judge == nil {
 		return Match{}, true, nil
 	}
@@ -418,7 +421,7 @@ func (rs *ruleSet) ruleAt(i int, r *repoInfo) *Rule {
 			src = filepath.ToSlash(rel)
 		}
 	}
-	return &Rule{Source: src, Line: rs.rules[i].line, Pattern: rs.rules[i].text}
+	return &Rule{Source: src, Line: int(rs.rules[i].line), Pattern: rs.rules[i].text}
 }
 
 // cleanAbs is filepath.Clean for an absolute path, without its cost when

@@ -2,8 +2,10 @@ package walk
 
 import (
 	"bytes"
+	"context"
 	"math/bits"
 	"strings"
+	"unsafe"
 )
 
 // This file parses and matches one ignore file (a .gitignore, info/exclude
@@ -22,19 +24,23 @@ const (
 	ruleEndsWith                    // "*literal": a suffix compare suffices
 )
 
-// rule is one pattern line, compiled.
+// rule is one pattern line, compiled: 64 bytes, its strings pieces of
+// the one copy of the file its ruleSet shares.
 type rule struct {
 	pattern string // without '!', the trailing '/' and (for path rules) the leading '/'
-	prefix  int    // length of the literal prefix of pattern
-	flags   uint8
-	line    int    // 1-based line number in its file
 	text    string // the line as written (after trimming), for diagnostics
 	// need, for a glob, is a run of literal bytes every matching text
 	// holds (see requiredLiteral): a text without it is refused before
 	// the glob engine runs. "" when there is none, or with case folding.
-	need string
-	kind ruleKind // which of its ruleSet's lists holds it
+	need   string
+	prefix int32 // length of the literal prefix of pattern
+	line   int32 // 1-based line number in its file
+	flags  uint8
+	kind   ruleKind // which of its ruleSet's lists holds it
 }
+
+// ruleSize is what one rule takes in a ruleSet's list.
+const ruleSize = int(unsafe.Sizeof(rule{}))
 
 // ruleKind says how a rule is found: by a map keyed by the name, by the
 // extension (then matched), by the path, or tried as a glob.
@@ -57,10 +63,14 @@ type ruleSet struct {
 	fold   bool   // core.ignorecase: keys below are ASCII-lower-cased
 	rules  []rule
 
-	byName map[string][]int32 // literal basename patterns ("node_modules", "Makefile/")
-	byExt  map[string][]int32 // basename globs ending in ".ext" ("*.ext"), keyed by what follows the last '.'
-	byPath map[string][]int32 // literal path patterns ("/build", "docs/out")
-	globs  []int32            // everything else, in file order
+	// The maps hold, for each key, the last rule with it; same[i] is the
+	// rule before i with i's key (-1: none), so the candidates for a key
+	// are a chain from last to first, with no list allocated per key.
+	byName map[string]int32 // literal basename patterns ("node_modules", "Makefile/")
+	byExt  map[string]int32 // basename globs ending in ".ext" ("*.ext"), keyed by what follows the last '.'
+	byPath map[string]int32 // literal path patterns ("/build", "docs/out")
+	same   []int32          // by rule: the previous rule with its key
+	globs  []int32          // everything else, in file order
 
 	hasDirOnly bool // some rule ends in '/': the answer may depend on the type
 	needsPath  bool // some rule is matched against the path, not just the basename
@@ -86,14 +96,36 @@ type ruleSet struct {
 // git's reader: a UTF-8 BOM is skipped, lines end at LF with an optional CR
 // before it, blank lines and lines starting with '#' are skipped, a line is
 // cut at a NUL byte, and unescaped trailing spaces are trimmed.
+//
+// The rules' texts share data's memory: data must not be modified after.
 func parseRules(data []byte, source, base string, fold bool) *ruleSet {
-	return parseRulesAs(&ruleSet{source: source, base: base, fold: fold}, data)
+	rs, _ := parseRulesCtx(context.Background(), data, source, base, fold)
+	return rs
 }
+
+// parseRulesCtx is parseRules that stops when ctx ends: it looks at ctx
+// every parseCheckLines lines and then returns nil and ctx.Err().
+func parseRulesCtx(ctx context.Context, data []byte, source, base string, fold bool) (*ruleSet, error) {
+	return parseRulesAsCtx(ctx, &ruleSet{source: source, base: base, fold: fold}, data)
+}
+
+// parseCheckLines is how many lines parseRulesCtx compiles between two
+// looks at its context: about a millisecond's work.
+const parseCheckLines = 4096
 
 // parseRulesAs is parseRules into rs (empty, its fields set).
 func parseRulesAs(rs *ruleSet, data []byte) *ruleSet {
+	rs, _ = parseRulesAsCtx(context.Background(), rs, data)
+	return rs
+}
+
+// parseRulesAsCtx is parseRulesCtx into rs (empty, its fields set).
+func parseRulesAsCtx(ctx context.Context, rs *ruleSet, data []byte) (*ruleSet, error) {
 	if len(data) > maxIgnoreFileSize {
-		return rs
+		return rs, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	// The list is sized once, for the lines that may hold a rule (a file
@@ -111,10 +143,17 @@ func parseRulesAs(rs *ruleSet, data []byte) *ruleSet {
 		}
 	}
 	rs.rules = make([]rule, 0, n)
-	// The rules' texts are pieces of one copy of the file, not one
-	// allocation each.
-	str := string(data)
+	rs.same = make([]int32, 0, n)
+	// The rules' texts are pieces of the file's bytes, which the caller
+	// keeps unchanged (the Cache holds them as the file's contents): no
+	// copy, and no allocation a line.
+	str := unsafe.String(unsafe.SliceData(data), len(data))
 	for lineno, at := 1, 0; at < len(data); lineno++ {
+		if lineno%parseCheckLines == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		line := data[at:]
 		start := at
 		if i := bytes.IndexByte(line, '\n'); i >= 0 {
@@ -132,7 +171,78 @@ func parseRulesAs(rs *ruleSet, data []byte) *ruleSet {
 		}
 		rs.add(str[start:start+len(trimTrailingSpaces(line))], lineno)
 	}
-	return rs
+	if err := rs.index(ctx); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// index fills byName, byExt and byPath (and same) from the rules' kinds,
+// each map made once at the size of its rules (a map grown one key at a
+// time rehashes its keys some twenty times over for a million of them).
+// It stops when ctx ends.
+func (rs *ruleSet) index(ctx context.Context) error {
+	var nName, nExt, nPath int
+	for i := range rs.rules {
+		switch rs.rules[i].kind {
+		case kindName:
+			nName++
+		case kindExt:
+			nExt++
+		case kindPath:
+			nPath++
+		}
+	}
+	if nName > 0 {
+		rs.byName = make(map[string]int32, nName)
+	}
+	if nExt > 0 {
+		rs.byExt = make(map[string]int32, nExt)
+	}
+	if nPath > 0 {
+		rs.byPath = make(map[string]int32, nPath)
+	}
+	for i := range rs.rules {
+		if i%parseCheckLines == parseCheckLines-1 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		r := &rs.rules[i]
+		var m map[string]int32
+		var k string
+		switch r.kind {
+		case kindName:
+			m, k = rs.byName, r.pattern
+		case kindExt:
+			m, k = rs.byExt, rs.extKey(r)[1:]
+		case kindPath:
+			m, k = rs.byPath, r.pattern
+		default:
+			continue
+		}
+		if rs.fold {
+			k = lowerASCII(k)
+		}
+		if prev, ok := m[k]; ok {
+			rs.same[i] = prev
+		}
+		m[k] = int32(i)
+	}
+	return nil
+}
+
+// cost is an over-estimate of the bytes rs holds beyond the file's
+// contents (which its strings share): its lists and maps, for the
+// Cache's bound. A map slot is counted at 64 bytes (key header, value,
+// control byte, and the growth slack of a table at 7/8 load at most
+// half-used after doubling).
+func (rs *ruleSet) cost() int {
+	if rs == nil {
+		return 0
+	}
+	n := int(unsafe.Sizeof(*rs)) + cap(rs.rules)*ruleSize + 4*cap(rs.same) + 4*cap(rs.globs)
+	return n + 64*(len(rs.byName)+len(rs.byExt)+len(rs.byPath))
 }
 
 // trimTrailingSpaces drops trailing spaces unless a backslash quotes them.
@@ -163,7 +273,7 @@ func trimTrailingSpaces(b []byte) []byte {
 
 // add compiles one pattern line.
 func (rs *ruleSet) add(text string, lineno int) {
-	r := rule{line: lineno, text: text}
+	r := rule{line: int32(lineno), text: text}
 	p := text
 	if strings.HasPrefix(p, "!") {
 		r.flags |= ruleNegative
@@ -177,7 +287,7 @@ func (rs *ruleSet) add(text string, lineno int) {
 	if strings.IndexByte(p[:n], '/') < 0 {
 		r.flags |= ruleNoDir
 	}
-	r.prefix = min(simpleLength(p), n)
+	r.prefix = int32(min(simpleLength(p), n))
 	if strings.HasPrefix(p, "*") && simpleLength(p[1:]) == len(p)-1 {
 		r.flags |= ruleEndsWith
 	}
@@ -194,15 +304,16 @@ func (rs *ruleSet) add(text string, lineno int) {
 		// "**/" spans zero or more whole directories and name holds no
 		// '/' or glob. Matched as a basename, it is one map lookup instead
 		// of a glob against every path.
-		r.pattern, r.prefix = lit, len(lit)
+		r.pattern, r.prefix = lit, int32(len(lit))
 		r.flags |= ruleNoDir
 	}
-	if !rs.plain && !rs.fold && r.prefix < len(r.pattern) && r.flags&ruleEndsWith == 0 {
+	if !rs.plain && !rs.fold && int(r.prefix) < len(r.pattern) && r.flags&ruleEndsWith == 0 {
 		r.need = requiredLiteral(r.pattern[r.prefix:])
 	}
 
 	idx := int32(len(rs.rules))
 	rs.rules = append(rs.rules, r)
+	rs.same = append(rs.same, -1)
 	if rs.plain {
 		rs.nmBits, rs.extBits, rs.pthBits = ^uint64(0), ^uint64(0), ^uint64(0)
 		rs.nmBits2, rs.extBits2, rs.pthBits2 = ^uint64(0), ^uint64(0), ^uint64(0)
@@ -210,41 +321,27 @@ func (rs *ruleSet) add(text string, lineno int) {
 	if r.flags&ruleMustBeDir != 0 {
 		rs.hasDirOnly = true
 	}
-	key := func(s string) string {
-		if rs.fold {
-			return lowerASCII(s)
-		}
-		return s
-	}
-	switch {
-	case r.flags&ruleNoDir != 0 && r.prefix == len(r.pattern):
-		if rs.byName == nil {
-			rs.byName = map[string][]int32{}
-		}
-		k := key(r.pattern)
-		rs.byName[k] = append(rs.byName[k], idx)
-		rs.nmBits |= keyBit(k)
-		rs.nmBits2 |= keyBit2(k)
+	// The maps are filled by index, once every rule is in; the bits are
+	// those of the keys ASCII-lower-cased with fold (foldBit), built
+	// here without the lower-cased strings.
+	fold := rs.fold
+	switch ext := rs.extKey(&r); {
+	case r.flags&ruleNoDir != 0 && int(r.prefix) == len(r.pattern):
+		k := r.pattern
+		rs.nmBits |= foldBit(k, fold)
+		rs.nmBits2 |= foldBit2(k, fold)
 		rs.rules[idx].kind = kindName
-	case r.flags&ruleNoDir != 0 && rs.extKey(&r) != "":
+	case r.flags&ruleNoDir != 0 && ext != "":
 		// A basename ending in ".tar.gz" has "gz" after its last dot, so the
 		// map can be keyed by what follows the pattern's last dot.
-		if rs.byExt == nil {
-			rs.byExt = map[string][]int32{}
-		}
-		k := key(rs.extKey(&r)[1:])
-		rs.byExt[k] = append(rs.byExt[k], idx)
-		rs.extBits |= keyBit(k)
-		rs.extBits2 |= keyBit2(k)
+		k := ext[1:]
+		rs.extBits |= foldBit(k, fold)
+		rs.extBits2 |= foldBit2(k, fold)
 		rs.rules[idx].kind = kindExt
-	case r.flags&ruleNoDir == 0 && r.prefix == len(r.pattern):
-		if rs.byPath == nil {
-			rs.byPath = map[string][]int32{}
-		}
-		k := key(r.pattern)
-		rs.byPath[k] = append(rs.byPath[k], idx)
-		rs.pthBits |= keyBit(k)
-		rs.pthBits2 |= keyBit2(k[strings.LastIndexByte(k, '/')+1:])
+	case r.flags&ruleNoDir == 0 && int(r.prefix) == len(r.pattern):
+		k := r.pattern
+		rs.pthBits |= foldBit(k, fold)
+		rs.pthBits2 |= foldBit2(k[strings.LastIndexByte(k, '/')+1:], fold)
 		rs.rules[idx].kind = kindPath
 		rs.needsPath = true
 	default:
@@ -265,7 +362,7 @@ func (rs *ruleSet) add(text string, lineno int) {
 // a bracket); nothing after it can match anything but itself.
 func (rs *ruleSet) extKey(r *rule) string {
 	p := r.pattern
-	if r.prefix == len(p) {
+	if int(r.prefix) == len(p) {
 		return "" // a literal name: byName
 	}
 	if r.flags&ruleEndsWith == 0 && rs.plain {
@@ -324,9 +421,14 @@ func (rs *ruleSet) empty() bool { return rs == nil || len(rs.rules) == 0 }
 func (rs *ruleSet) match(path, name string, isDir bool) int {
 	best := -1
 	fold := rs.fold
-	pick := func(cands []int32, ok func(r *rule) bool) {
-		for i := len(cands) - 1; i >= 0; i-- {
-			c := int(cands[i])
+	// pick tries the rules keyed by k in m, last to first.
+	pick := func(m map[string]int32, k string, ok func(r *rule) bool) {
+		head, found := m[k]
+		if !found {
+			return
+		}
+		for ci := head; ci >= 0; ci = rs.same[ci] {
+			c := int(ci)
 			if c <= best {
 				return
 			}
@@ -345,7 +447,7 @@ func (rs *ruleSet) match(path, name string, isDir bool) int {
 		if fold {
 			k = lowerASCII(k)
 		}
-		pick(rs.byName[k], nil)
+		pick(rs.byName, k, nil)
 	}
 	if rs.extBits != 0 {
 		if dot := strings.LastIndexByte(name, '.'); dot >= 0 && rs.extBits&foldBit(name[dot+1:], fold) != 0 {
@@ -353,9 +455,7 @@ func (rs *ruleSet) match(path, name string, isDir bool) int {
 			if fold {
 				k = lowerASCII(k)
 			}
-			if cands := rs.byExt[k]; cands != nil {
-				pick(cands, func(r *rule) bool { return matchBasename(r, name, fold) })
-			}
+			pick(rs.byExt, k, func(r *rule) bool { return matchBasename(r, name, fold) })
 		}
 	}
 	if rs.pthBits&foldBit(path, fold) != 0 {
@@ -363,7 +463,7 @@ func (rs *ruleSet) match(path, name string, isDir bool) int {
 		if fold {
 			k = lowerASCII(k)
 		}
-		pick(rs.byPath[k], nil)
+		pick(rs.byPath, k, nil)
 	}
 	for i := len(rs.globs) - 1; i >= 0; i-- {
 		c := int(rs.globs[i])
@@ -423,7 +523,7 @@ func foldBit2(k string, fold bool) uint64 {
 // "*literal", else a glob in which '*' may match anything.
 func matchBasename(r *rule, name string, fold bool) bool {
 	p := r.pattern
-	if r.prefix == len(p) {
+	if int(r.prefix) == len(p) {
 		return equalFold(p, name, fold)
 	}
 	if r.flags&ruleEndsWith != 0 {
@@ -447,7 +547,7 @@ func matchBasename(r *rule, name string, fold bool) bool {
 // git).
 func matchPathname(r *rule, path string, fold bool) bool {
 	p, name := r.pattern, path
-	if n := r.prefix; n > 0 {
+	if n := int(r.prefix); n > 0 {
 		if n > len(name) || !equalFold(p[:n], name[:n], fold) {
 			return false
 		}

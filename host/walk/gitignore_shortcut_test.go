@@ -70,10 +70,10 @@ func TestRuleShortcutsAgree(t *testing.T) {
 // above compares the plain matcher with itself).
 func TestRuleShortcutsUsed(t *testing.T) {
 	rs := parseRules([]byte("**/cache/\n[a-c]*.txt\n**/tmp/**\n"), "x", "", false)
-	if got := rs.byName["cache"]; len(got) != 1 || rs.rules[0].flags&ruleMustBeDir == 0 {
+	if got, ok := rs.byName["cache"]; !ok || got != 0 || rs.same[0] != -1 || rs.rules[0].flags&ruleMustBeDir == 0 {
 		t.Errorf(`"**/cache/" is not a directory-only basename rule: byName %v`, rs.byName)
 	}
-	if got := rs.byExt["txt"]; len(got) != 1 {
+	if got, ok := rs.byExt["txt"]; !ok || got != 1 || rs.same[1] != -1 {
 		t.Errorf(`"[a-c]*.txt" is not keyed by its extension: byExt %v`, rs.byExt)
 	}
 	if rs.rules[2].need != "tmp" {

@@ -136,10 +136,19 @@ func (c *Cache) loadRepo(ctx context.Context, root string, now int64) *repoInfo 
 			excludes = filepath.Join(home, ".config", "git", "ignore")
 		}
 	}
-	if excludes != "" && !cfg.excludesDenied {
-		r.global = dep(absJoin(root, excludes)).rules("", r.fold)
+	// Compiling the exclude files stops when ctx ends, as reading the
+	// configuration does: the repoInfo is then interrupted, not kept.
+	rulesOf := func(f *cachedFile) *ruleSet {
+		rs, err := f.rules(c, ctx, "", r.fold)
+		if err != nil {
+			r.cfgErr, r.interrupted = err, true
+		}
+		return rs
 	}
-	r.exclude = dep(filepath.Join(r.commonDir, "info", "exclude")).rules("", r.fold)
+	if excludes != "" && !cfg.excludesDenied {
+		r.global = rulesOf(dep(absJoin(root, excludes)))
+	}
+	r.exclude = rulesOf(dep(filepath.Join(r.commonDir, "info", "exclude")))
 	r.indexFile = c.file(filepath.Join(r.gitDir, "index"), true, false)
 	return r
 }

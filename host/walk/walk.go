@@ -820,7 +820,9 @@ func (w *walker) newDirRun(h dirHandle, abs, name string, depth int, pctx *dirCt
 		if hasIgnore && ctx.repo != nil && !ctx.trackedOnly {
 			ipath := joinPath(abs, ".gitignore")
 			if data, err := readFileAt(w.c, h, ".gitignore", ipath); err == nil {
-				if rs := parseRules(data, ipath, ctx.rel, ctx.repo.fold); !rs.empty() {
+				if rs, err := parseRulesCtx(w.ctx, data, ipath, ctx.rel, ctx.repo.fold); err != nil {
+					w.halt(err)
+				} else if !rs.empty() {
 					ctx = ctx.withRules(rs)
 				}
 			}
