@@ -36,6 +36,7 @@ type writeFileIn struct {
 // FileInfo is the structured output of stat and write_file.
 type FileInfo struct {
 	Path    string `json:"path" jsonschema:"canonical absolute path"`
+	PathB64 string `json:"path_b64,omitempty" jsonschema:"only for a path that is not UTF-8: its exact bytes in standard base64"`
 	Size    int64  `json:"size" jsonschema:"size in bytes"`
 	Mode    string `json:"mode" jsonschema:"permission bits and type, as ls shows them"`
 	ModTime string `json:"modTime" jsonschema:"last modification time, RFC 3339"`

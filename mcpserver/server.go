@@ -251,6 +251,9 @@ func (t *runTool[In, Out]) Run(ctx context.Context, call tools.Call) (json.RawMe
 		if err := json.Unmarshal(call.Input, &upd); err != nil {
 			return nil, fmt.Errorf("the input a hook gave back does not fit the tool: %w", err)
 		}
+		if err := applyRawArgs(call.Input, &upd); err != nil {
+			return nil, fmt.Errorf("the input a hook gave back does not fit the tool: %w", err)
+		}
 		in = upd
 	}
 	res, out, err := t.fn(ctx, in)
@@ -271,7 +274,15 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Context, i
 	declare[In, Out](s, t)
 	hooks := len(s.opts.Hooks) > 0
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		return invoke(s, ctx, t.Name, req, in, hooks, fn)
+		if err := applyRawArgs(req.Params.Arguments, &in); err != nil {
+			var zero Out
+			return nil, zero, err
+		}
+		res, out, err := invoke(s, ctx, t.Name, req, in, hooks, fn)
+		if err == nil {
+			fillRaw(&out) // X_b64 beside a name that is not UTF-8 (rawnames.go)
+		}
+		return res, out, err
 	})
 }
 
