@@ -184,7 +184,7 @@ func (s *Server) writeFile(ctx context.Context, in writeFileIn) (*mcp.CallToolRe
 		return nil, FileInfo{}, s.explain(ctx, in.Path, err)
 	}
 	fi := toFileInfo(st.Path, st.Size, st.Mode.String(), st.ModTime, st.IsDir)
-	return text(fmt.Sprintf("wrote %d bytes to %s", st.Size, st.Path)), fi, nil
+	return text(fmt.Sprintf("wrote %d bytes to %s", st.Size, rawText(st.Path))), fi, nil
 }
 
 func toFileInfo(path string, size int64, mode string, mtime time.Time, isDir bool) FileInfo {
@@ -339,5 +339,5 @@ func (s *Server) stat(ctx context.Context, in statIn) (*mcp.CallToolResult, File
 	if st.IsDir {
 		kind = "directory"
 	}
-	return text(fmt.Sprintf("%s: %s, %d bytes, mode %s, modified %s", st.Path, kind, st.Size, fi.Mode, fi.ModTime)), fi, nil
+	return text(fmt.Sprintf("%s: %s, %d bytes, mode %s, modified %s", rawText(st.Path), kind, st.Size, fi.Mode, fi.ModTime)), fi, nil
 }

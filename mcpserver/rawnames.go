@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -265,4 +266,14 @@ func appendRawName(b []byte, key, name string) []byte {
 	b = append(b, '"', ':', '"')
 	b = base64.StdEncoding.AppendEncode(b, []byte(name))
 	return append(b, '"')
+}
+
+// rawText is a name as a text answer shows it: as it is when it is UTF-8,
+// else quoted as a Go string ("a\xff"), which keeps its bytes (a JSON
+// string would turn each bad byte into U+FFFD).
+func rawText(name string) string {
+	if utf8.ValidString(name) {
+		return name
+	}
+	return strconv.Quote(name)
 }

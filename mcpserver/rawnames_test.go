@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -129,6 +130,10 @@ func TestRawNames(t *testing.T) {
 	structured(t, res, &fi)
 	if fi.PathB64 == "" || rawOf(t, fi.PathB64) != filepath.Join(s.ws, names[1]) {
 		t.Fatalf("stat path_b64: %+v, want the bytes of %q", fi, filepath.Join(s.ws, names[1]))
+	}
+	// Its text quotes the path as Go does, which keeps the bytes.
+	if txt := resultText(res); !strings.Contains(txt, strconv.Quote(filepath.Join(s.ws, names[1]))) {
+		t.Errorf("stat text does not quote the raw path: %q", txt)
 	}
 	res, _ = s.callRaw("stat", map[string]any{"path": "plain.txt"})
 	if b, _ := json.Marshal(res.StructuredContent); strings.Contains(string(b), "_b64") {

@@ -425,15 +425,15 @@ func (s *Server) checkIgnore(ctx context.Context, in checkIgnoreIn) (*mcp.CallTo
 	var b strings.Builder
 	failed := 0
 	for i, r := range res {
-		p := in.Paths[i]
-		o := CheckIgnoreResult{Path: p, Ignored: r.Ignored, Tracked: r.Tracked}
+		o := CheckIgnoreResult{Path: in.Paths[i], Ignored: r.Ignored, Tracked: r.Tracked}
+		p := rawText(in.Paths[i])
 		if r.Rule != nil {
 			o.Source, o.Line, o.Pattern = r.Rule.Source, r.Rule.Line, r.Rule.Pattern
 		}
 		switch {
 		case r.Err != nil:
 			failed++
-			e := s.explain(ctx, p, r.Err)
+			e := s.explain(ctx, in.Paths[i], r.Err)
 			o.Error = e.Error()
 			fmt.Fprintf(&b, "%s: error: %v\n", p, e)
 		case r.Ignored:
