@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -21,7 +22,8 @@ import (
 // come out "a\ufffd". So every answer's field X that holds a name or a
 // path has a sibling X_b64, set only for such a name, holding its exact
 // bytes in standard base64; and every argument that takes a path has a
-// sibling X_b64 that, when given, is used instead of X. Handlers see
+// sibling X_b64 that, when given, is used instead of X; X must then be
+// X_b64's bytes in text, as the listing gave it (see sameText). Handlers see
 // neither: declare adds the arguments to the input schema, applyRawArgs
 // puts their bytes in place before a handler runs, and fillRaw sets the
 // answer's X_b64 fields from their X after it returns.
@@ -33,9 +35,9 @@ var pathArgs = map[string]bool{"path": true, "source": true, "destination": true
 // rawArgDoc is the description of an argument NAME_b64.
 func rawArgDoc(name string, array bool) string {
 	if array {
-		return fmt.Sprintf("for names that are not UTF-8: element i, when not empty, is the exact bytes of %s[i] in standard base64 (as a listing's path_b64 gives them) and is used instead of it", name)
+		return fmt.Sprintf("for names that are not UTF-8: element i, when not empty, is the exact bytes of %s[i] in standard base64 (as a listing's path_b64 gives them), used instead of it; %s[i] must then be its text as the listing gave it", name, name)
 	}
-	return fmt.Sprintf("for a name that is not UTF-8: its exact bytes in standard base64 (as a listing's path_b64 gives them), used instead of %s (which is still required where it is: send the text you got)", name)
+	return fmt.Sprintf("for a name that is not UTF-8: its exact bytes in standard base64 (as a listing's path_b64 gives them), used instead of %s, which must then be its text as the listing gave it (each byte that is not UTF-8 as U+FFFD)", name)
 }
 
 // addRawArgs gives sc, a tool's input schema, the sibling NAME_b64 of each
@@ -99,6 +101,9 @@ func applyRawArgs(raw json.RawMessage, in any) error {
 			if err != nil {
 				return fmt.Errorf("argument %q: %w", key, err)
 			}
+			if err := sameText(key, name, f.String(), b); err != nil {
+				return err
+			}
 			f.SetString(b)
 		case reflect.Slice:
 			if f.Type().Elem().Kind() != reflect.String {
@@ -119,9 +124,29 @@ func applyRawArgs(raw json.RawMessage, in any) error {
 				if err != nil {
 					return fmt.Errorf("argument %q, element %d: %w", key, i, err)
 				}
+				if err := sameText(fmt.Sprintf("%s[%d]", key, i), fmt.Sprintf("%s[%d]", name, i), f.Index(i).String(), b); err != nil {
+					return err
+				}
 				f.Index(i).SetString(b)
 			}
 		}
+	}
+	return nil
+}
+
+// ErrRawMismatch is wrapped by the error for an argument X_b64 whose
+// bytes are not what X says in text.
+var ErrRawMismatch = errors.New("the bytes do not match the text argument")
+
+// sameText checks that text, the argument X, is raw as JSON writes it
+// (each byte that is not UTF-8 as U+FFFD), the form a listing gives
+// beside X_b64. X_b64 may only say which bytes stand behind each U+FFFD,
+// never name another file: a PreToolUse hook, or a log, that reads X sees
+// the path the tool acts on.
+func sameText(rawArg, textArg, text, raw string) error {
+	if want := string([]rune(raw)); text != want {
+		return fmt.Errorf("argument %q: %w: its bytes read %+q in text, but argument %q is %+q; send %q as a listing gives it, with %q beside it",
+			rawArg, ErrRawMismatch, want, textArg, text, textArg, rawArg)
 	}
 	return nil
 }

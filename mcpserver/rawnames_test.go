@@ -122,7 +122,7 @@ func TestRawNames(t *testing.T) {
 	}
 
 	// stat answers path_b64 of the canonical path, only for a raw name.
-	res, err := s.callRaw("stat", map[string]any{"path": "x", "path_b64": base64.StdEncoding.EncodeToString([]byte(names[1]))})
+	res, err := s.callRaw("stat", map[string]any{"path": "a\ufffd", "path_b64": base64.StdEncoding.EncodeToString([]byte(names[1]))})
 	if err != nil || res.IsError {
 		t.Fatalf("stat path_b64: %v %s", err, resultText(res))
 	}
@@ -140,7 +140,7 @@ func TestRawNames(t *testing.T) {
 		t.Errorf("stat of a UTF-8 name: %s", b)
 	}
 	// check_ignore takes paths_b64 and answers path_b64.
-	res, err = s.callRaw("check_ignore", map[string]any{"paths": []string{"x", "plain.txt"}, "paths_b64": []string{base64.StdEncoding.EncodeToString([]byte(names[0]))}})
+	res, err = s.callRaw("check_ignore", map[string]any{"paths": []string{"a\ufffd", "plain.txt"}, "paths_b64": []string{base64.StdEncoding.EncodeToString([]byte(names[0]))}})
 	if err != nil || res.IsError {
 		t.Fatalf("check_ignore paths_b64: %v %s", err, resultText(res))
 	}
@@ -149,6 +149,11 @@ func TestRawNames(t *testing.T) {
 	if len(ci.Results) != 2 || ci.Results[0].PathB64 == "" || rawOf(t, ci.Results[0].PathB64) != names[0] || ci.Results[1].PathB64 != "" {
 		t.Fatalf("check_ignore: %+v", ci)
 	}
+	// path_b64 says which bytes stand behind each U+FFFD of path, never
+	// another file: a hook that reads path sees what the tool opens.
+	s.fails("read_file", map[string]any{"path": "plain.txt", "path_b64": base64.StdEncoding.EncodeToString([]byte(names[0]))}, "path_b64", `"a\ufffd"`)
+	s.fails("read_file", map[string]any{"path": "a\ufffd", "path_b64": base64.StdEncoding.EncodeToString([]byte("plain.txt"))}, "path_b64")
+	s.fails("check_ignore", map[string]any{"paths": []string{"x"}, "paths_b64": []string{base64.StdEncoding.EncodeToString([]byte(names[0]))}}, "paths_b64[0]")
 	// Bad base64 is refused, naming the argument.
 	s.fails("read_file", map[string]any{"path": "x", "path_b64": "not base64!"}, "path_b64", "base64")
 
