@@ -302,3 +302,14 @@ func rawText(name string) string {
 	}
 	return strconv.Quote(name)
 }
+
+// isRawArg says whether n, a property of the input schema sc, is the
+// NAME_b64 that addRawArgs added beside a path argument NAME.
+func isRawArg(sc *jsonschema.Schema, n string) bool {
+	name, ok := strings.CutSuffix(n, rawname.Suffix)
+	if !ok || !pathArgs[name] {
+		return false
+	}
+	_, ok = sc.Properties[name]
+	return ok
+}

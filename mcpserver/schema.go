@@ -168,6 +168,9 @@ func names(sc *jsonschema.Schema) string {
 	}
 	ns := make([]string, 0, len(sc.Properties))
 	for n := range sc.Properties {
+		if isRawArg(sc, n) {
+			continue // path_b64 is said in the schema, not in every message
+		}
 		ns = append(ns, n)
 	}
 	slices.Sort(ns)
