@@ -164,7 +164,8 @@ func (s *Server) waitReady(next mcp.MethodHandler) mcp.MethodHandler {
 // to know before the first call.
 const instructions = `Files are reached through a jail: every path must lie inside one of the allowed roots (list_roots shows them). ` +
 	`Relative paths are taken from the workspace root (the first root). ` +
-	`Files are exposed as file:// resources; subscribe to a file or a directory to be told when a tool call changes it.`
+	`Files are exposed as file:// resources; subscribe to a file or a directory to be told when a tool call changes it. ` +
+	`A name that is not UTF-8 comes with its exact bytes in path_b64 (name_b64, root_b64: standard base64); to name that file, send path_b64 beside the path text you got.`
 
 // MCP returns the underlying SDK server, for callers that add their own
 // tools, prompts or resources before Run. It waits until the server's own
