@@ -179,8 +179,9 @@ func jsonName(f reflect.StructField) string {
 // fields by index, and whether a value of the type can reach any (through
 // fields, pointers, slices): types that cannot are not walked.
 type rawFields struct {
-	pairs [][2]int
-	reach bool
+	pairs   [][2]int
+	descend []int // the fields (not strings) that may reach a pair
+	reach   bool
 }
 
 var rawTypes sync.Map // reflect.Type -> *rawFields
@@ -222,8 +223,9 @@ func rawInfo(t reflect.Type, visiting map[reflect.Type]bool) *rawFields {
 				}
 				continue
 			}
-			if rawInfo(f.Type, visiting).reach {
+			if f.Type.Kind() != reflect.String && rawInfo(f.Type, visiting).reach {
 				ri.reach = true
+				ri.descend = append(ri.descend, i)
 			}
 		}
 		if len(ri.pairs) > 0 {
@@ -255,10 +257,11 @@ func fillRawValue(v reflect.Value) {
 			fillRawValue(v.Elem())
 		}
 	case reflect.Slice, reflect.Array:
-		if !rawInfo(v.Type(), map[reflect.Type]bool{}).reach {
+		n := v.Len()
+		if n == 0 || !rawInfo(v.Type(), map[reflect.Type]bool{}).reach {
 			return
 		}
-		for i := range v.Len() {
+		for i := range n {
 			fillRawValue(v.Index(i))
 		}
 	case reflect.Struct:
@@ -271,10 +274,8 @@ func fillRawValue(v reflect.Value) {
 				f.SetString(rawname.B64(v.Field(p[0]).String()))
 			}
 		}
-		for i := range v.NumField() {
-			if f := v.Field(i); f.Kind() != reflect.String && v.Type().Field(i).IsExported() {
-				fillRawValue(f)
-			}
+		for _, i := range ri.descend {
+			fillRawValue(v.Field(i))
 		}
 	}
 }
