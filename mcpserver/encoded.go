@@ -33,6 +33,9 @@ func addEncodedTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Con
 	hooks := len(s.opts.Hooks) > 0
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		in, err := decodeArguments[In](rs, req.Params.Arguments)
+		if err == nil {
+			err = applyRawArgs(req.Params.Arguments, &in)
+		}
 		if err != nil {
 			return errorResult(err), nil
 		}

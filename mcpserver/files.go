@@ -36,6 +36,7 @@ type writeFileIn struct {
 // FileInfo is the structured output of stat and write_file.
 type FileInfo struct {
 	Path    string `json:"path" jsonschema:"canonical absolute path"`
+	PathB64 string `json:"path_b64,omitempty" jsonschema:"only for a path that is not UTF-8: its exact bytes in standard base64"`
 	Size    int64  `json:"size" jsonschema:"size in bytes"`
 	Mode    string `json:"mode" jsonschema:"permission bits and type, as ls shows them"`
 	ModTime string `json:"modTime" jsonschema:"last modification time, RFC 3339"`
@@ -183,7 +184,7 @@ func (s *Server) writeFile(ctx context.Context, in writeFileIn) (*mcp.CallToolRe
 		return nil, FileInfo{}, s.explain(ctx, in.Path, err)
 	}
 	fi := toFileInfo(st.Path, st.Size, st.Mode.String(), st.ModTime, st.IsDir)
-	return text(fmt.Sprintf("wrote %d bytes to %s", st.Size, st.Path)), fi, nil
+	return text(fmt.Sprintf("wrote %d bytes to %s", st.Size, rawText(st.Path))), fi, nil
 }
 
 func toFileInfo(path string, size int64, mode string, mtime time.Time, isDir bool) FileInfo {
@@ -338,5 +339,5 @@ func (s *Server) stat(ctx context.Context, in statIn) (*mcp.CallToolResult, File
 	if st.IsDir {
 		kind = "directory"
 	}
-	return text(fmt.Sprintf("%s: %s, %d bytes, mode %s, modified %s", st.Path, kind, st.Size, fi.Mode, fi.ModTime)), fi, nil
+	return text(fmt.Sprintf("%s: %s, %d bytes, mode %s, modified %s", rawText(st.Path), kind, st.Size, fi.Mode, fi.ModTime)), fi, nil
 }

@@ -35,12 +35,15 @@ type searchIn struct {
 // SearchMatch is one match of search_files.
 type SearchMatch struct {
 	Path string `json:"path" jsonschema:"the match, relative to the searched directory, with / between names"`
-	Type string `json:"type" jsonschema:"file or directory"`
+	// PathB64 is Path's bytes when they are not UTF-8 (internal/rawname).
+	PathB64 string `json:"path_b64,omitempty" jsonschema:"only for a path that is not UTF-8 (path then has U+FFFD for each bad byte): its exact bytes in standard base64"`
+	Type    string `json:"type" jsonschema:"file or directory"`
 }
 
 // SearchOut is search_files's structured output.
 type SearchOut struct {
 	Root      string        `json:"root" jsonschema:"the canonical path of the directory searched"`
+	RootB64   string        `json:"root_b64,omitempty" jsonschema:"only for a root that is not UTF-8: its exact bytes in standard base64"`
 	Matches   []SearchMatch `json:"matches" jsonschema:"the matches, in the walk's order (a directory's entries, in name order, before its subdirectories')"`
 	Truncated bool          `json:"truncated" jsonschema:"true when maxEntries cut the matches or the walk stopped at its scan limit"`
 	Unread    []string      `json:"unread,omitempty" jsonschema:"directories that could not be read, with why"`

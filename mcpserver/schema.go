@@ -66,7 +66,8 @@ func (h hint) annotations() *mcp.ToolAnnotations {
 }
 
 // declare completes t before it is registered: its row of hints (a tool
-// without one keeps what it declares), and
+// without one keeps what it declares), the argument NAME_b64 beside each
+// argument that takes a path (see rawnames.go), and
 // input and output schemas inferred from In and Out (no output schema when
 // Out is any) with a single type for every value, which clients that
 // accept only one type per schema (inspector --strict) require. It keeps
@@ -82,6 +83,7 @@ func declare[In, Out any](s *Server, t *mcp.Tool) {
 		t.OutputSchema = strictSchema[Out]()
 	}
 	if in, ok := t.InputSchema.(*jsonschema.Schema); ok {
+		addRawArgs(in) // path_b64 beside path (rawnames.go)
 		s.schemasMu.Lock()
 		s.schemas[t.Name] = in
 		s.schemasMu.Unlock()
@@ -166,6 +168,9 @@ func names(sc *jsonschema.Schema) string {
 	}
 	ns := make([]string, 0, len(sc.Properties))
 	for n := range sc.Properties {
+		if isRawArg(sc, n) {
+			continue // path_b64 is said in the schema, not in every message
+		}
 		ns = append(ns, n)
 	}
 	slices.Sort(ns)

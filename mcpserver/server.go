@@ -164,7 +164,8 @@ func (s *Server) waitReady(next mcp.MethodHandler) mcp.MethodHandler {
 // to know before the first call.
 const instructions = `Files are reached through a jail: every path must lie inside one of the allowed roots (list_roots shows them). ` +
 	`Relative paths are taken from the workspace root (the first root). ` +
-	`Files are exposed as file:// resources; subscribe to a file or a directory to be told when a tool call changes it.`
+	`Files are exposed as file:// resources; subscribe to a file or a directory to be told when a tool call changes it. ` +
+	`A name that is not UTF-8 comes with its exact bytes in path_b64 (name_b64, root_b64: standard base64); to name that file, send path_b64 beside the path text you got.`
 
 // MCP returns the underlying SDK server, for callers that add their own
 // tools, prompts or resources before Run. It waits until the server's own
@@ -251,6 +252,9 @@ func (t *runTool[In, Out]) Run(ctx context.Context, call tools.Call) (json.RawMe
 		if err := json.Unmarshal(call.Input, &upd); err != nil {
 			return nil, fmt.Errorf("the input a hook gave back does not fit the tool: %w", err)
 		}
+		if err := applyRawArgs(call.Input, &upd); err != nil {
+			return nil, fmt.Errorf("the input a hook gave back does not fit the tool: %w", err)
+		}
 		in = upd
 	}
 	res, out, err := t.fn(ctx, in)
@@ -271,7 +275,15 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Context, i
 	declare[In, Out](s, t)
 	hooks := len(s.opts.Hooks) > 0
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		return invoke(s, ctx, t.Name, req, in, hooks, fn)
+		if err := applyRawArgs(req.Params.Arguments, &in); err != nil {
+			var zero Out
+			return nil, zero, err
+		}
+		res, out, err := invoke(s, ctx, t.Name, req, in, hooks, fn)
+		if err == nil {
+			fillRaw(&out) // X_b64 beside a name that is not UTF-8 (rawnames.go)
+		}
+		return res, out, err
 	})
 }
 

@@ -35,6 +35,7 @@ type treeIn struct {
 // shown as a file, never followed) or a directory with its children.
 type TreeNode struct {
 	Name     string      `json:"name" jsonschema:"the entry's name (any bytes a file name may hold; JSON escapes control characters)"`
+	NameB64  string      `json:"name_b64,omitempty" jsonschema:"only for a name that is not UTF-8: its exact bytes in standard base64"`
 	Type     string      `json:"type" jsonschema:"file or directory"`
 	Children []*TreeNode `json:"children,omitempty" jsonschema:"a directory's entries, in name order (absent: none, or not entered because of maxDepth)"`
 }
@@ -42,6 +43,7 @@ type TreeNode struct {
 // TreeOut is directory_tree's structured output.
 type TreeOut struct {
 	Root      string      `json:"root" jsonschema:"the canonical path of the directory shown"`
+	RootB64   string      `json:"root_b64,omitempty" jsonschema:"only for a root that is not UTF-8: its exact bytes in standard base64"`
 	Entries   []*TreeNode `json:"entries" jsonschema:"its entries, in name order"`
 	Truncated bool        `json:"truncated" jsonschema:"true when maxEntries cut the tree"`
 	Unread    []string    `json:"unread,omitempty" jsonschema:"directories that could not be read, with why"`
@@ -125,6 +127,7 @@ func (s *Server) directoryTree(ctx context.Context, in treeIn) (*mcp.CallToolRes
 			p.Children = append(p.Children, n)
 		}
 	}
+	fillRaw(&out) // the text carries name_b64 too
 	b, err := json.MarshalIndent(out.Entries, "", "  ")
 	if err != nil {
 		return nil, TreeOut{}, err
@@ -186,7 +189,8 @@ func treeOutSchema() *jsonschema.Schema {
 		Defs: map[string]*jsonschema.Schema{"node": {
 			Type: "object",
 			Properties: map[string]*jsonschema.Schema{
-				"name":     str("the entry's name (any bytes a file name may hold; JSON escapes control characters)"),
+				"name":     str("the entry's name (any bytes a file name may hold; JSON escapes control characters; U+FFFD for each byte that is not UTF-8)"),
+				"name_b64": str("only for a name that is not UTF-8: its exact bytes in standard base64 (join them to the parents' for a path_b64 argument)"),
 				"type":     {Type: "string", Enum: []any{"file", "directory"}, Description: "file (a symbolic link too, never followed) or directory"},
 				"children": {Type: "array", Items: node(), Description: "a directory's entries, in name order (absent: none, or not entered because of maxDepth)"},
 			},
@@ -195,6 +199,7 @@ func treeOutSchema() *jsonschema.Schema {
 		}},
 		Properties: map[string]*jsonschema.Schema{
 			"root":      str("the canonical path of the directory shown"),
+			"root_b64":  str("only for a root that is not UTF-8: its exact bytes in standard base64"),
 			"entries":   {Type: "array", Items: node(), Description: "its entries, in name order"},
 			"truncated": {Type: "boolean", Description: "true when maxEntries cut the tree"},
 			"unread":    {Type: "array", Items: &jsonschema.Schema{Type: "string"}, Description: "directories that could not be read, with why"},

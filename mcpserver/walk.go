@@ -61,12 +61,15 @@ type checkIgnoreIn struct {
 // could be misread; see listName).
 type ListEntry struct {
 	Path string `json:"path" jsonschema:"the entry: its name (list_directory) or its path relative to the walked directory with / between names (walk)"`
-	Type string `json:"type" jsonschema:"file (a symbolic link too, never followed) or directory"`
+	// PathB64 is Path's bytes when they are not UTF-8 (internal/rawname).
+	PathB64 string `json:"path_b64,omitempty" jsonschema:"only for a name that is not UTF-8 (path then has U+FFFD for each bad byte): its exact bytes in standard base64; pass it as path_b64 to name the entry"`
+	Type    string `json:"type" jsonschema:"file (a symbolic link too, never followed) or directory"`
 }
 
 // ListOut is the structured output of list_directory and walk.
 type ListOut struct {
 	Root      string      `json:"root" jsonschema:"the canonical path of the directory listed"`
+	RootB64   string      `json:"root_b64,omitempty" jsonschema:"only for a root that is not UTF-8: its exact bytes in standard base64"`
 	Entries   []ListEntry `json:"entries" jsonschema:"the entries, in the listing's order"`
 	Truncated bool        `json:"truncated" jsonschema:"true when more entries follow this page (maxEntries, or list_directory's limit)"`
 	// NextCursor resumes the listing after its last entry (see listCursor).
@@ -336,6 +339,7 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 	js := make([]byte, 0, len(names)+40*len(list)+len(top)+128)
 	js = append(js, `{"root":`...)
 	js = appendJSONString(js, top)
+	js = appendRawName(js, "root_b64", top)
 	js = append(js, `,"entries":[`...)
 	for i, f := range list {
 		n := f.name
@@ -344,6 +348,7 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 		}
 		js = append(js, `{"path":`...)
 		js = appendJSONString(js, n)
+		js = appendRawName(js, "path_b64", n)
 		if f.dir {
 			js = append(js, `,"type":"directory"}`...)
 		} else {
@@ -394,12 +399,15 @@ type CheckIgnoreOut struct {
 // that decided as git check-ignore -v names it.
 type CheckIgnoreResult struct {
 	Path    string `json:"path"`
+	PathB64 string `json:"path_b64,omitempty" jsonschema:"only for a path that is not UTF-8: its exact bytes in standard base64"`
 	Ignored bool   `json:"ignored"`
 	Tracked bool   `json:"tracked,omitempty" jsonschema:"the index tracks the path: ignore rules do not apply to it"`
 	Source  string `json:"source,omitempty" jsonschema:"the ignore file holding the deciding rule"`
-	Line    int    `json:"line,omitempty"`
-	Pattern string `json:"pattern,omitempty" jsonschema:"the deciding rule as written; one starting with ! re-includes the path"`
-	Error   string `json:"error,omitempty"`
+	// SourceB64 is Source's bytes when they are not UTF-8.
+	SourceB64 string `json:"source_b64,omitempty" jsonschema:"only for a source that is not UTF-8: its exact bytes in standard base64"`
+	Line      int    `json:"line,omitempty"`
+	Pattern   string `json:"pattern,omitempty" jsonschema:"the deciding rule as written; one starting with ! re-includes the path"`
+	Error     string `json:"error,omitempty"`
 }
 
 func (s *Server) checkIgnore(ctx context.Context, in checkIgnoreIn) (*mcp.CallToolResult, CheckIgnoreOut, error) {
@@ -417,15 +425,15 @@ func (s *Server) checkIgnore(ctx context.Context, in checkIgnoreIn) (*mcp.CallTo
 	var b strings.Builder
 	failed := 0
 	for i, r := range res {
-		p := in.Paths[i]
-		o := CheckIgnoreResult{Path: p, Ignored: r.Ignored, Tracked: r.Tracked}
+		o := CheckIgnoreResult{Path: in.Paths[i], Ignored: r.Ignored, Tracked: r.Tracked}
+		p := rawText(in.Paths[i])
 		if r.Rule != nil {
 			o.Source, o.Line, o.Pattern = r.Rule.Source, r.Rule.Line, r.Rule.Pattern
 		}
 		switch {
 		case r.Err != nil:
 			failed++
-			e := s.explain(ctx, p, r.Err)
+			e := s.explain(ctx, in.Paths[i], r.Err)
 			o.Error = e.Error()
 			fmt.Fprintf(&b, "%s: error: %v\n", p, e)
 		case r.Ignored:

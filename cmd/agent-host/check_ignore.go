@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/internal/cli"
 )
 
 func init() {
@@ -201,6 +202,7 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 					if r.Rule != nil {
 						v["source"], v["line"], v["pattern"] = r.Rule.Source, r.Rule.Line, r.Rule.Pattern
 					}
+					cli.AddRaw(v, "path", "source")
 					writeJSON(out, v)
 				}
 			case *verbose && (matched || *nonMatching):

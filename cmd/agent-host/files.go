@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/internal/cli"
+	"github.com/agenthost/agenthost/internal/rawname"
 )
 
 func init() {
@@ -55,17 +57,23 @@ func cmdResolve(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return err
 		}
 		if hf.json {
-			return writeJSON(stdout, pathJSON{Path: p})
+			return writeJSON(stdout, newPathJSON(p, false))
 		}
 		_, err = fmt.Fprintln(stdout, p)
 		return err
 	})
 }
 
-// pathJSON is the --json result of resolve, mkdir and rm.
+// pathJSON is the --json result of resolve, mkdir and rm; PathB64 is set
+// for a path that is not UTF-8 (see internal/rawname).
 type pathJSON struct {
 	Path    string `json:"path"`
+	PathB64 string `json:"path_b64,omitempty"`
 	Removed bool   `json:"removed,omitempty"` // rm
+}
+
+func newPathJSON(p string, removed bool) pathJSON {
+	return pathJSON{Path: p, PathB64: rawname.B64(p), Removed: removed}
 }
 
 // cmdRead copies the file to stdout exactly, as cat does: from the
@@ -92,6 +100,7 @@ func cmdRead(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // readJSON is read's --json result.
 type readJSON struct {
 	Path     string `json:"path"`
+	PathB64  string `json:"path_b64,omitempty"` // a path that is not UTF-8 (internal/rawname)
 	Size     int64  `json:"size"`
 	Encoding string `json:"encoding"` // "utf-8" or "base64"
 	Contents string `json:"contents"`
@@ -99,10 +108,10 @@ type readJSON struct {
 
 func printStat(stdout io.Writer, st host.FileStat, asJSON bool) error {
 	if asJSON {
-		return writeJSON(stdout, map[string]any{
+		return writeJSON(stdout, cli.AddRaw(map[string]any{
 			"path": st.Path, "size": st.Size, "mode": st.Mode.String(),
 			"mod_time": st.ModTime.UTC().Format(time.RFC3339Nano), "is_dir": st.IsDir,
-		})
+		}, "path"))
 	}
 	_, err := fmt.Fprintf(stdout, "%s\t%d\t%s\t%s\n", st.Mode, st.Size, st.ModTime.UTC().Format(time.RFC3339), st.Path)
 	return err
@@ -151,7 +160,7 @@ func cmdMkdir(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return err
 		}
-		return writeJSON(stdout, pathJSON{Path: p})
+		return writeJSON(stdout, newPathJSON(p, false))
 	})
 }
 
@@ -168,7 +177,7 @@ func cmdRm(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return err
 		}
 		if hf.json {
-			return writeJSON(stdout, pathJSON{Path: filepath.Join(dir, filepath.Base(path)), Removed: true})
+			return writeJSON(stdout, newPathJSON(filepath.Join(dir, filepath.Base(path)), true))
 		}
 		return nil
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agenthost/agenthost/host"
 	hostfs "github.com/agenthost/agenthost/host/fs"
+	"github.com/agenthost/agenthost/internal/rawname"
 	"github.com/agenthost/agenthost/internal/sniff"
 )
 
@@ -60,7 +61,7 @@ func readJSONTo(w io.Writer, f *os.File, st host.FileStat, path string) error {
 			return err
 		}
 	}
-	r := readJSON{Path: st.Path, Size: int64(len(b)), Encoding: "utf-8"}
+	r := readJSON{Path: st.Path, PathB64: rawname.B64(st.Path), Size: int64(len(b)), Encoding: "utf-8"}
 	isText := utf8.Valid(b) && sniff.IsText(b)
 	if !isText {
 		r.Encoding = "base64"

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agenthost/agenthost/host"
 	"github.com/agenthost/agenthost/host/walk"
+	"github.com/agenthost/agenthost/internal/cli"
 )
 
 func init() {
@@ -314,7 +315,7 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	// last line of its own on stdout.
 	for _, arg := range cuts {
 		if hf.json {
-			out.record(map[string]any{"path": arg, "truncated": true, "max_entries": *maxEntries})
+			out.record(cli.AddRaw(map[string]any{"path": arg, "truncated": true, "max_entries": *maxEntries}, "path"))
 		} else {
 			out.flush()
 			fmt.Fprintf(stderr, "agent-host walk: %s: stopped after %d entries (--max-entries): more follow\n", arg, *maxEntries)
@@ -417,7 +418,9 @@ func (lw *lineWriter) entries(ents []host.WalkEntry, root, prefix string, dirs b
 		}
 		if lw.json {
 			jb := bytes.NewBuffer(b)
-			if err := writeJSON(jb, map[string]any{"path": relPath(e, root, prefix), "abs": e.Path, "depth": e.Depth, "is_dir": e.IsDir}); err != nil {
+			v := map[string]any{"path": relPath(e, root, prefix), "abs": e.Path, "depth": e.Depth, "is_dir": e.IsDir}
+			cli.AddRaw(v, "path", "abs")
+			if err := writeJSON(jb, v); err != nil {
 				return err
 			}
 			b = jb.Bytes()

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/internal/rawname"
 )
 
 // The exit codes every subcommand shares (README, "Exit codes"). exec
@@ -112,7 +113,7 @@ func UsageFail(stderr io.Writer, name string, format string, a ...any) int {
 func say(stderr io.Writer, name string, err error, code int) {
 	msg, path := Message(name, err)
 	if e, ok := stderr.(*ErrOut); ok && e.JSON {
-		v := ErrorJSON{Command: name, Error: msg, Kind: ErrKind(err), Path: path, ExitCode: code}
+		v := ErrorJSON{Command: name, Error: msg, Kind: ErrKind(err), Path: path, PathB64: rawname.B64(path), ExitCode: code}
 		WriteJSON(stderr, v)
 		return
 	}
@@ -127,6 +128,7 @@ type ErrorJSON struct {
 	Error    string `json:"error"`
 	Kind     string `json:"kind"` // escape, usage, not_found or other
 	Path     string `json:"path,omitempty"`
+	PathB64  string `json:"path_b64,omitempty"` // Path's bytes when it is not UTF-8 (see AddRaw)
 	ExitCode int    `json:"exit_code"`
 }
 
@@ -237,6 +239,22 @@ func Tidy(name, msg string) string {
 		msg = msg[:open]
 	}
 	return msg
+}
+
+// AddRaw adds to m, for each of keys whose value is a string that is not
+// valid UTF-8, the key KEY_b64 with its exact bytes in standard base64
+// (the rule of package internal/rawname: the string itself is written
+// with U+FFFD for each bad byte, which no reader can undo). A valid
+// string gets no such key. It returns m.
+func AddRaw(m map[string]any, keys ...string) map[string]any {
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok {
+			if b := rawname.B64(s); b != "" {
+				m[k+rawname.Suffix] = b
+			}
+		}
+	}
+	return m
 }
 
 // WriteJSON writes v to w as one line of JSON, with <, > and & as they
