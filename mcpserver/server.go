@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/internal/buildinfo"
 	"github.com/agenthost/agenthost/invalidation"
 	"github.com/agenthost/agenthost/tools"
 )
@@ -38,7 +39,9 @@ type Options struct {
 	// confines its writes and network, but it still runs code the model
 	// wrote.
 	AllowExec bool
-	// Version is reported as serverInfo.version; "" means "devel".
+	// Version is reported as serverInfo.version; "" means the version of
+	// this module the program was built from, the one agent-host
+	// --version prints ("devel" when the build recorded none).
 	Version string
 	// Publisher receives each tool call's notice. nil: the server makes its
 	// own and closes it when Run returns. A caller's Publisher is not closed.
@@ -106,7 +109,7 @@ func New(h *host.Host, opts Options) (*Server, error) {
 	s.rts.init(h)
 	version := opts.Version
 	if version == "" {
-		version = "devel"
+		version = buildinfo.Version()
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "agenthost: jailed files, git-exact walk, bounded exec", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions,

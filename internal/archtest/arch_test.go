@@ -235,7 +235,7 @@ var floors = [][]string{
 	{"host"},
 	{"host/fs", "host/walk"},
 	{"host/jail", "host/exec", "invalidation"},
-	{"internal/gitconfig"},
+	{"internal/gitconfig", "internal/buildinfo"},
 }
 
 // testSupport are packages for _test.go files only: they may import any
