@@ -316,11 +316,13 @@ func invoke[In, Out any](s *Server, ctx context.Context, name string, req *mcp.C
 	return rt.res, rt.out, nil
 }
 
-// addTools registers every tool: the file tools, read_media_file, the
+// addTools registers every tool: the file tools, the reference server's
+// names that ours do not already cover (reference.go), read_media_file, the
 // walk tools, directory_tree and search_files, send_user_file, and exec
 // and run_capture when AllowExec is set.
 func (s *Server) addTools() {
 	s.addFileTools()
+	s.addReferenceTools()
 	s.addMediaTool()
 	s.addWalkTools()
 	s.addTreeTools()

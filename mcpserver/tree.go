@@ -29,6 +29,8 @@ type treeIn struct {
 	MaxEntries int    `json:"maxEntries,omitempty" jsonschema:"the most entries to return (default 2000, at most 50000)"`
 	Hidden     bool   `json:"hidden,omitempty" jsonschema:"include names starting with a dot (.git itself is never shown)"`
 	NoIgnore   bool   `json:"noIgnore,omitempty" jsonschema:"do not apply .gitignore, .git/info/exclude or the global excludes file"`
+	// ExcludePatterns is the reference server's argument (reference.go).
+	ExcludePatterns []string `json:"excludePatterns,omitempty" jsonschema:"globs of paths relative to the directory to leave out (an excluded directory is not entered); one without * also matches that name at any depth"`
 }
 
 // TreeNode is one entry of directory_tree: a file (a symbolic link is
@@ -97,6 +99,7 @@ func (s *Server) directoryTree(ctx context.Context, in treeIn) (*mcp.CallToolRes
 	}
 	ents, werr := s.h.Walk(ctx, "", st.Path, host.WalkOptions{
 		Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxDepth: in.MaxDepth, MaxEntries: limit + 1,
+		Filter: excludeFilter(in.ExcludePatterns, true),
 	})
 	if werr != nil && !isPartial(werr) {
 		return nil, TreeOut{}, s.explain(ctx, path, werr)
