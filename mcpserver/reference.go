@@ -81,7 +81,14 @@ func (s *Server) readTextFile(ctx context.Context, in readTextIn) (*mcp.CallTool
 		if err != nil {
 			return nil, RefText{}, err
 		}
-		return res, RefText{Content: textOf(res)}, nil
+		// The reference joins the lines with "\n" and ends with none;
+		// unlike it, tail counts the lines before a final newline, not
+		// the empty string after it.
+		if _, ok := res.Content[0].(*mcp.TextContent); !ok || len(res.Content) != 1 {
+			return res, RefText{}, nil // not text: the blob read_file gives
+		}
+		c := strings.TrimSuffix(textOf(res), "\n")
+		return text(c), RefText{Content: c}, nil
 	}
 	r, err := s.h.ReadFile(ctx, "", in.Path)
 	if err != nil {

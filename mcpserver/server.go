@@ -26,6 +26,11 @@ import (
 // Name is the server's name in the initialize result (serverInfo.name).
 const Name = "agent-host"
 
+// moduleVersion is serverInfo.version when Options.Version is "": this
+// module's version as agent-host --version prints it (a variable for
+// tests, whose binaries record none).
+var moduleVersion = buildinfo.Version
+
 // closeTimeout bounds how long Run waits, once the session is over, for the
 // notices still queued for the client to be written. A client that has gone
 // away cannot take them, and nothing is lost by dropping them then.
@@ -109,7 +114,7 @@ func New(h *host.Host, opts Options) (*Server, error) {
 	s.rts.init(h)
 	version := opts.Version
 	if version == "" {
-		version = buildinfo.Version()
+		version = moduleVersion()
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "agenthost: jailed files, git-exact walk, bounded exec", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions,

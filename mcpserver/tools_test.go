@@ -17,9 +17,14 @@ import (
 	"github.com/agenthost/agenthost/mcpserver"
 )
 
+// fileTools are the tools without exec: ours, and the reference
+// filesystem server's names beside them (get_file_info,
+// list_allowed_directories, list_directory_with_sizes, read_text_file).
+// Tools are added, never removed or renamed: a client's names stay.
 var fileTools = []string{
-	"check_ignore", "create_directory", "directory_tree", "edit_file", "list_directory", "list_roots", "move_file",
-	"read_file", "read_media_file", "read_multiple_files", "remove_file", "search_files", "send_user_file", "stat", "walk", "write_file",
+	"check_ignore", "create_directory", "directory_tree", "edit_file", "get_file_info",
+	"list_allowed_directories", "list_directory", "list_directory_with_sizes", "list_roots", "move_file",
+	"read_file", "read_media_file", "read_multiple_files", "read_text_file", "remove_file", "search_files", "send_user_file", "stat", "walk", "write_file",
 }
 
 func toolNames(t *testing.T, s *server) []string {
