@@ -234,3 +234,52 @@ func TestReferenceParity(t *testing.T) {
 		}
 	}
 }
+
+// TestMessages: the wording of four answers a client sees.
+func TestMessages(t *testing.T) {
+	s := start(t, startOpts{})
+	// write_file under a missing directory names that directory (the
+	// first one missing), as agent-host write does, not the file.
+	msg := s.fails("write_file", map[string]any{"path": "nodir/deeper/x.txt", "content": "x"},
+		"directory "+filepath.Join(s.ws, "nodir")+" does not exist", "create_directory")
+	if strings.Contains(msg, "x.txt does not exist") {
+		t.Errorf("write_file names the file as missing: %s", msg)
+	}
+	// read_file of a directory says so once.
+	msg = s.fails("read_file", map[string]any{"path": "."}, "is a directory")
+	if n := strings.Count(msg, "is a directory"); n != 1 || strings.Contains(msg, "(is a directory (is a directory))") {
+		t.Errorf("read_file of a directory: %q", msg)
+	}
+
+	// move_file takes the source's name away and cannot be repeated:
+	// destructive, not idempotent. Every tool states each hint.
+	res, err := s.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		a := tool.Annotations
+		if a == nil || a.DestructiveHint == nil || a.OpenWorldHint == nil {
+			t.Errorf("%s: annotations %+v do not state every hint", tool.Name, a)
+			continue
+		}
+		if tool.Name == "move_file" && (!*a.DestructiveHint || a.IdempotentHint || a.ReadOnlyHint) {
+			t.Errorf("move_file annotations: destructive %v, idempotent %v, read-only %v; want true, false, false", *a.DestructiveHint, a.IdempotentHint, a.ReadOnlyHint)
+		}
+		if strings.HasPrefix(tool.Name, "read_text") || strings.HasPrefix(tool.Name, "get_file") || strings.HasPrefix(tool.Name, "list_") {
+			if !a.ReadOnlyHint || *a.DestructiveHint {
+				t.Errorf("%s is not annotated read-only", tool.Name)
+			}
+		}
+	}
+
+	// serverInfo.version is what agent-host --version prints.
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.TrimPrefix(strings.TrimSpace(string(out)), "agent-host ")
+	if got := s.cs.InitializeResult().ServerInfo.Version; got != want {
+		t.Errorf("serverInfo.version %q, agent-host --version %q", got, want)
+	}
+}
