@@ -47,6 +47,15 @@ type listSizesIn struct {
 
 type noArgs struct{}
 
+// referenceHints are the annotations of this file's tools (see hints):
+// all read-only.
+var referenceHints = map[string]hint{
+	"read_text_file":            readOnly,
+	"get_file_info":             readOnly,
+	"list_allowed_directories":  readOnly,
+	"list_directory_with_sizes": readOnly,
+}
+
 func (s *Server) addReferenceTools() {
 	addTool(s, &mcp.Tool{
 		Name: "read_text_file",

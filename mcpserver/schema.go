@@ -31,28 +31,24 @@ import (
 //     made at the source in between is moved over), nor a command.
 //   - open world: only a command reaches past the roots.
 var hints = map[string]hint{
-	"read_file":                 readOnly,
-	"read_multiple_files":       readOnly,
-	"read_media_file":           readOnly,
-	"stat":                      readOnly,
-	"list_directory":            readOnly,
-	"walk":                      readOnly,
-	"directory_tree":            readOnly,
-	"search_files":              readOnly,
-	"check_ignore":              readOnly,
-	"list_roots":                readOnly,
-	"read_text_file":            readOnly,
-	"get_file_info":             readOnly,
-	"list_allowed_directories":  readOnly,
-	"list_directory_with_sizes": readOnly,
-	"write_file":                {destructive: true, idempotent: true},
-	"edit_file":                 {destructive: true},
-	"create_directory":          {idempotent: true},
-	"remove_file":               {destructive: true, idempotent: true},
-	"move_file":                 {destructive: true},
-	"send_user_file":            {idempotent: true},
-	"exec":                      {destructive: true, openWorld: true},
-	"run_capture":               {destructive: true, openWorld: true},
+	"read_file":           readOnly,
+	"read_multiple_files": readOnly,
+	"read_media_file":     readOnly,
+	"stat":                readOnly,
+	"list_directory":      readOnly,
+	"walk":                readOnly,
+	"directory_tree":      readOnly,
+	"search_files":        readOnly,
+	"check_ignore":        readOnly,
+	"list_roots":          readOnly,
+	"write_file":          {destructive: true, idempotent: true},
+	"edit_file":           {destructive: true},
+	"create_directory":    {idempotent: true},
+	"remove_file":         {destructive: true, idempotent: true},
+	"move_file":           {destructive: true},
+	"send_user_file":      {idempotent: true},
+	"exec":                {destructive: true, openWorld: true},
+	"run_capture":         {destructive: true, openWorld: true},
 }
 
 type hint struct{ readOnly, destructive, idempotent, openWorld bool }
@@ -77,6 +73,8 @@ func (h hint) annotations() *mcp.ToolAnnotations {
 // the input schema for checkArguments.
 func declare[In, Out any](s *Server, t *mcp.Tool) {
 	if h, ok := hints[t.Name]; ok {
+		t.Annotations = h.annotations()
+	} else if h, ok := referenceHints[t.Name]; ok {
 		t.Annotations = h.annotations()
 	}
 	if t.InputSchema == nil {
