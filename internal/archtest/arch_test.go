@@ -235,7 +235,7 @@ var floors = [][]string{
 	{"host"},
 	{"host/fs", "host/walk"},
 	{"host/jail", "host/exec", "invalidation"},
-	{"internal/gitconfig", "internal/buildinfo"},
+	{"internal/gitconfig", "internal/buildinfo", "internal/sniff"},
 }
 
 // testSupport are packages for _test.go files only: they may import any
