@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -265,7 +266,19 @@ func formatSize(n int64) string {
 		return fmt.Sprintf("%d B", n)
 	}
 	i = min(i, len(units)-1)
-	return fmt.Sprintf("%.2f %s", float64(n)/math.Pow(1024, float64(i)), units[i])
+	return toFixed2(float64(n)/math.Pow(1024, float64(i))) + " " + units[i]
+}
+
+// toFixed2 is JavaScript's x.toFixed(2) for x ≥ 0: the exact value of x
+// rounded to two decimals, a tie going up (2.625 is "2.63", where Go's
+// %.2f, rounding to even, gives "2.62").
+func toFixed2(x float64) string {
+	y := new(big.Float).SetPrec(256).SetFloat64(x)
+	y.Mul(y, big.NewFloat(100))
+	y.Add(y, big.NewFloat(0.5))
+	n, _ := y.Int(nil) // truncates: floor, as y > 0
+	c := n.Int64()
+	return fmt.Sprintf("%d.%02d", c/100, c%100)
 }
 
 // excludeFilter is a walk Filter that leaves out what one of the

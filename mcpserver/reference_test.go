@@ -38,6 +38,7 @@ func referenceTree(t *testing.T) (dir, ws string) {
 	mustWrite(t, filepath.Join(ws, "nonl.txt"), "a\nb\nc")
 	mustWrite(t, filepath.Join(ws, "zero"), "")
 	mustWrite(t, filepath.Join(ws, "sub/c.go"), "package c\n")
+	mustWrite(t, filepath.Join(ws, "sub/tie.txt"), strings.Repeat("t", 2688)) // 2.625 KB: toFixed rounds the tie up
 	mustWrite(t, filepath.Join(ws, "sub/node_modules/x.js"), "x")
 	mustWrite(t, filepath.Join(ws, "sub/deep/d.log"), "log")
 	mustWrite(t, filepath.Join(ws, "sub/deep/e.go"), "package e\n")
