@@ -281,6 +281,28 @@ func toFixed2(x float64) string {
 	return fmt.Sprintf("%d.%02d", c/100, c%100)
 }
 
+// maxExcludes and maxExcludeLen bound excludePatterns: every entry of a
+// walk is matched against every pattern, so their number and length bound
+// the work one call can ask for.
+const (
+	maxExcludes   = 64
+	maxExcludeLen = 512
+)
+
+// checkExcludes refuses more excludePatterns, or longer ones, than the
+// bounds.
+func checkExcludes(patterns []string) error {
+	if len(patterns) > maxExcludes {
+		return fmt.Errorf(`argument "excludePatterns" has %d patterns, more than the %d one call takes: use broader globs`, len(patterns), maxExcludes)
+	}
+	for _, p := range patterns {
+		if len(p) > maxExcludeLen {
+			return fmt.Errorf(`argument "excludePatterns" has a pattern of %d bytes, longer than the %d one may be`, len(p), maxExcludeLen)
+		}
+	}
+	return nil
+}
+
 // excludeFilter is a walk Filter that leaves out what one of the
 // reference server's excludePatterns matches (nil when there are none):
 // each a glob on the path relative to the walked directory, dot-files

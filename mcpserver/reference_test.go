@@ -116,6 +116,32 @@ func TestReferenceTools(t *testing.T) {
 	}
 }
 
+// TestExcludePatternsBounded: a call with more excludePatterns than the
+// bound, or a pattern longer than it, is refused at once, before a walk
+// that would match every entry against each.
+func TestExcludePatternsBounded(t *testing.T) {
+	dir, _ := referenceTree(t)
+	s := start(t, startOpts{dir: dir})
+	many := make([]string, 100_000)
+	for i := range many {
+		many[i] = "**/x" + strings.Repeat("*", i%8) + "y"
+	}
+	long := []string{strings.Repeat("**/a", 1000)}
+	for _, tool := range []string{"search_files", "directory_tree"} {
+		for _, pats := range [][]string{many, long} {
+			args := map[string]any{"path": ".", "pattern": "**", "excludePatterns": pats}
+			if tool == "directory_tree" {
+				delete(args, "pattern")
+			}
+			start := time.Now()
+			s.fails(tool, args, "excludePatterns")
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("%s took %v to refuse %d patterns", tool, d, len(pats))
+			}
+		}
+	}
+}
+
 // TestReferenceParity installs the reference filesystem server from npm
 // and asks it and ours the same questions on the same tree: the
 // reference-named tools must answer alike, with what must differ
