@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -41,7 +42,11 @@ func (s *Server) explain(ctx context.Context, path string, err error) error {
 		return fmt.Errorf("%s does not exist. %s(%v)", quote(path), s.nearby(ctx, path), err)
 	case errors.Is(err, host.ErrTooLarge):
 		return fmt.Errorf("%s is too large to read whole (%v). Read a part of it with exec (head, sed -n), or look for what you need with walk", quote(path), err)
-	case errors.Is(err, syscall.EISDIR), errors.Is(err, host.ErrNotRegular):
+	case errors.Is(err, syscall.EISDIR):
+		// The Host's text says "is a directory" already; repeating it
+		// (twice, with the errno) says nothing more.
+		return fmt.Errorf("%s is a directory, not a file: use list_directory or walk to see what it holds", quote(path))
+	case errors.Is(err, host.ErrNotRegular):
 		return fmt.Errorf("%s is a directory or not a regular file: use list_directory or walk for a directory (%v)", quote(path), err)
 	case errors.Is(err, fs.ErrExist):
 		return fmt.Errorf("%s already exists (%v)", quote(path), err)
@@ -49,6 +54,22 @@ func (s *Server) explain(ctx context.Context, path string, err error) error {
 		return fmt.Errorf("permission denied for %s: the server's user may not do this (%v)", quote(path), err)
 	}
 	return fmt.Errorf("%s: %v", quote(path), err)
+}
+
+// missingParent is the error for creating path when a directory on its way
+// is missing (err wraps fs.ErrNotExist): it names that directory, the
+// first one missing, as the CLI does, and what its parent holds. nil when
+// err is something else (the caller explains it).
+func (s *Server) missingParent(ctx context.Context, path string, err error) error {
+	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, host.ErrEscape) {
+		return nil
+	}
+	dir, missing, nerr := s.h.NearestDir(ctx, "", path)
+	if nerr != nil || missing == "" {
+		return nil
+	}
+	return fmt.Errorf("cannot create %s: directory %s does not exist (create_directory makes it, with its parents). %s(%w)",
+		quote(path), filepath.Join(dir, missing), s.nearby(ctx, filepath.Join(dir, missing)), err)
 }
 
 // quote shows a path as the model wrote it, quoted only when it would

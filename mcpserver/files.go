@@ -50,9 +50,12 @@ type editFileIn struct {
 }
 
 type editSpec struct {
-	OldText    string `json:"oldText" jsonschema:"text to find, exactly as in the file (whitespace and line breaks included); it must occur exactly once unless replaceAll is set"`
+	OldText    string `json:"oldText" jsonschema:"text to find, exactly as in the file (whitespace and line breaks included); it must occur exactly once unless replace_all or expected_replacements is set"`
 	NewText    string `json:"newText" jsonschema:"text to put in its place"`
-	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"replace every occurrence instead of requiring exactly one"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence (at least one) instead of requiring exactly one"`
+	// ReplaceAllOld is replaceAll, the spelling of earlier versions.
+	ReplaceAllOld bool `json:"replaceAll,omitempty" jsonschema:"the same as replace_all (kept for existing clients)"`
+	Expected      int  `json:"expected_replacements,omitempty" jsonschema:"replace every occurrence, and only if there are exactly this many (absent or 0: exactly one, unless replace_all)"`
 }
 
 type createDirIn struct {
@@ -97,8 +100,9 @@ func (s *Server) addFileTools() {
 	addTool(s, &mcp.Tool{
 		Name: "edit_file",
 		Description: "Edit a text file by exact string replacement and return the unified diff of the change. " +
-			"Each oldText must match the file exactly, including indentation and line breaks, and occur exactly once " +
-			"(or set replaceAll); otherwise nothing is written and the error says why. Use dryRun to preview the diff.",
+			"Each oldText must match the file exactly, including indentation and line breaks (a match that differs only in whitespace is refused, not guessed at), " +
+			"and occur exactly once; to replace several occurrences set replace_all, or expected_replacements to the number there must be. " +
+			"Otherwise nothing is written and the error says why (how many occurrences, at which lines). Use dryRun to preview the diff.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(false)},
 	}, s.editFile)
 	addTool(s, &mcp.Tool{
@@ -115,7 +119,7 @@ func (s *Server) addFileTools() {
 		Name: "move_file",
 		Description: "Move or rename a file or directory. Both paths must lie inside the allowed roots; " +
 			"the destination must not exist (nothing is ever replaced) and its directory must.",
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(false)},
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true)},
 	}, s.moveFile)
 	addTool(s, &mcp.Tool{
 		Name:        "stat",
@@ -181,6 +185,9 @@ func (s *Server) readMultiple(ctx context.Context, in readMultipleIn) (*mcp.Call
 func (s *Server) writeFile(ctx context.Context, in writeFileIn) (*mcp.CallToolResult, FileInfo, error) {
 	st, err := s.h.WriteFile(ctx, "", in.Path, []byte(in.Content))
 	if err != nil {
+		if m := s.missingParent(ctx, in.Path, err); m != nil {
+			return nil, FileInfo{}, m
+		}
 		return nil, FileInfo{}, s.explain(ctx, in.Path, err)
 	}
 	fi := toFileInfo(st.Path, st.Size, st.Mode.String(), st.ModTime, st.IsDir)
@@ -251,18 +258,21 @@ func applyEdits(r host.FileRead, edits []editSpec) (string, error) {
 		if e.OldText == "" {
 			return "", editErrorf("edit %d: oldText is empty; to replace the whole file use write_file", i+1)
 		}
+		if e.Expected < 0 {
+			return "", editErrorf("edit %d: expected_replacements is %d; it must be a positive count (or absent)", i+1, e.Expected)
+		}
+		all := e.ReplaceAll || e.ReplaceAllOld
 		n := strings.Count(out, e.OldText)
 		switch {
 		case n == 0:
 			return "", editErrorf("edit %d: oldText was not found in %s%s; nothing was written. Read the file again and copy the text exactly", i+1, r.Path, notFoundHint(out, e.OldText))
-		case n > 1 && !e.ReplaceAll:
-			return "", editErrorf("edit %d: oldText occurs %d times in %s (at lines %s); nothing was written. Add surrounding lines to make it unique, or set replaceAll", i+1, n, r.Path, occurrenceLines(out, e.OldText, 10))
+		case e.Expected > 0 && n != e.Expected:
+			return "", editErrorf("edit %d: oldText occurs %d times in %s (at lines %s), not the %d that expected_replacements says; nothing was written", i+1, n, r.Path, occurrenceLines(out, e.OldText, 10), e.Expected)
+		case n > 1 && !all && e.Expected == 0:
+			return "", editErrorf("edit %d: oldText occurs %d times in %s (at lines %s); nothing was written. Add surrounding lines to make it unique, "+
+				"set replace_all to replace every occurrence, or set expected_replacements to %d", i+1, n, r.Path, occurrenceLines(out, e.OldText, 10), n)
 		}
-		if e.ReplaceAll {
-			out = strings.ReplaceAll(out, e.OldText, e.NewText)
-		} else {
-			out = strings.Replace(out, e.OldText, e.NewText, 1)
-		}
+		out = strings.ReplaceAll(out, e.OldText, e.NewText) // n is 1, or every occurrence is meant
 	}
 	return out, nil
 }

@@ -30,6 +30,8 @@ type searchIn struct {
 	MaxEntries int    `json:"maxEntries,omitempty" jsonschema:"the most matches to return (default 2000, at most 50000)"`
 	Hidden     bool   `json:"hidden,omitempty" jsonschema:"include names starting with a dot (.git itself is never searched)"`
 	NoIgnore   bool   `json:"noIgnore,omitempty" jsonschema:"do not apply .gitignore, .git/info/exclude or the global excludes file"`
+	// ExcludePatterns is the reference server's argument (reference.go).
+	ExcludePatterns []string `json:"excludePatterns,omitempty" jsonschema:"globs of paths relative to the directory to leave out (an excluded directory is not searched)"`
 }
 
 // SearchMatch is one match of search_files.
@@ -83,7 +85,7 @@ func (s *Server) searchFiles(ctx context.Context, in searchIn) (*mcp.CallToolRes
 	scanned := 0
 	// A limit makes the walk run in one goroutine, in a fixed order, so the
 	// same call finds the same first matches.
-	werr := s.h.WalkFunc(ctx, "", st.Path, host.WalkOptions{Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxEntries: maxSearchScan}, func(e host.WalkEntry) error {
+	werr := s.h.WalkFunc(ctx, "", st.Path, host.WalkOptions{Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxEntries: maxSearchScan, Filter: excludeFilter(in.ExcludePatterns, false)}, func(e host.WalkEntry) error {
 		scanned++
 		rel, err := filepath.Rel(st.Path, e.Path)
 		if err != nil || e.Depth == 0 || (dirsOnly && !e.IsDir) {

@@ -20,15 +20,15 @@ import (
 //   - Read-only tools change nothing, so calling one again has no further
 //     effect: idempotent.
 //   - destructive: may replace or remove what was there (write_file
-//     replaces a file, edit_file rewrites one, remove_file removes one, a
-//     command may do anything). create_directory, move_file (never
-//     replaces anything) and send_user_file (copies into the outbox) only
-//     add or rename.
+//     replaces a file, edit_file rewrites one, remove_file removes one,
+//     move_file takes the source's name away from it, a command may do
+//     anything). create_directory and send_user_file (copies into the
+//     outbox) only add.
 //   - idempotent: the same call again changes nothing more (the same
-//     contents written, the directory exists, the file is gone, the move
-//     fails because the source is gone, the staged copy is reused).
-//     edit_file is not (a replaceAll edit applies again to what it wrote),
-//     nor a command.
+//     contents written, the directory exists, the file is gone, the staged
+//     copy is reused). edit_file is not (a replace_all edit applies again
+//     to what it wrote), nor move_file (the second call fails, and a file
+//     made at the source in between is moved over), nor a command.
 //   - open world: only a command reaches past the roots.
 var hints = map[string]hint{
 	"read_file":           readOnly,
@@ -45,7 +45,7 @@ var hints = map[string]hint{
 	"edit_file":           {destructive: true},
 	"create_directory":    {idempotent: true},
 	"remove_file":         {destructive: true, idempotent: true},
-	"move_file":           {idempotent: true},
+	"move_file":           {destructive: true},
 	"send_user_file":      {idempotent: true},
 	"exec":                {destructive: true, openWorld: true},
 	"run_capture":         {destructive: true, openWorld: true},
@@ -74,6 +74,8 @@ func (h hint) annotations() *mcp.ToolAnnotations {
 // the input schema for checkArguments.
 func declare[In, Out any](s *Server, t *mcp.Tool) {
 	if h, ok := hints[t.Name]; ok {
+		t.Annotations = h.annotations()
+	} else if h, ok := referenceHints[t.Name]; ok {
 		t.Annotations = h.annotations()
 	}
 	if t.InputSchema == nil {

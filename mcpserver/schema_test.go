@@ -64,7 +64,8 @@ var wantHints = map[string]string{
 	"read_file": "ro", "read_multiple_files": "ro", "read_media_file": "ro", "stat": "ro", "list_directory": "ro",
 	"walk": "ro", "directory_tree": "ro", "search_files": "ro", "check_ignore": "ro", "list_roots": "ro",
 	"write_file": "destructive idempotent", "edit_file": "destructive", "create_directory": "idempotent",
-	"remove_file": "destructive idempotent", "move_file": "idempotent", "send_user_file": "idempotent",
+	"remove_file": "destructive idempotent", "move_file": "destructive", "send_user_file": "idempotent",
+	"read_text_file": "ro", "get_file_info": "ro", "list_allowed_directories": "ro", "list_directory_with_sizes": "ro",
 	"exec": "destructive openworld", "run_capture": "destructive openworld",
 }
 

@@ -18,12 +18,18 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/internal/buildinfo"
 	"github.com/agenthost/agenthost/invalidation"
 	"github.com/agenthost/agenthost/tools"
 )
 
 // Name is the server's name in the initialize result (serverInfo.name).
 const Name = "agent-host"
+
+// moduleVersion is serverInfo.version when Options.Version is "": this
+// module's version as agent-host --version prints it (a variable for
+// tests, whose binaries record none).
+var moduleVersion = buildinfo.Version
 
 // closeTimeout bounds how long Run waits, once the session is over, for the
 // notices still queued for the client to be written. A client that has gone
@@ -38,7 +44,9 @@ type Options struct {
 	// confines its writes and network, but it still runs code the model
 	// wrote.
 	AllowExec bool
-	// Version is reported as serverInfo.version; "" means "devel".
+	// Version is reported as serverInfo.version; "" means the version of
+	// this module the program was built from, the one agent-host
+	// --version prints ("devel" when the build recorded none).
 	Version string
 	// Publisher receives each tool call's notice. nil: the server makes its
 	// own and closes it when Run returns. A caller's Publisher is not closed.
@@ -106,7 +114,7 @@ func New(h *host.Host, opts Options) (*Server, error) {
 	s.rts.init(h)
 	version := opts.Version
 	if version == "" {
-		version = "devel"
+		version = moduleVersion()
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "agenthost: jailed files, git-exact walk, bounded exec", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions,
@@ -325,11 +333,13 @@ func invoke[In, Out any](s *Server, ctx context.Context, name string, req *mcp.C
 	return rt.res, rt.out, nil
 }
 
-// addTools registers every tool: the file tools, read_media_file, the
+// addTools registers every tool: the file tools, the reference server's
+// names that ours do not already cover (reference.go), read_media_file, the
 // walk tools, directory_tree and search_files, send_user_file, and exec
 // and run_capture when AllowExec is set.
 func (s *Server) addTools() {
 	s.addFileTools()
+	s.addReferenceTools()
 	s.addMediaTool()
 	s.addWalkTools()
 	s.addTreeTools()

@@ -17,9 +17,14 @@ import (
 	"github.com/agenthost/agenthost/mcpserver"
 )
 
+// fileTools are the tools without exec: ours, and the reference
+// filesystem server's names beside them (get_file_info,
+// list_allowed_directories, list_directory_with_sizes, read_text_file).
+// Tools are added, never removed or renamed: a client's names stay.
 var fileTools = []string{
-	"check_ignore", "create_directory", "directory_tree", "edit_file", "list_directory", "list_roots", "move_file",
-	"read_file", "read_media_file", "read_multiple_files", "remove_file", "search_files", "send_user_file", "stat", "walk", "write_file",
+	"check_ignore", "create_directory", "directory_tree", "edit_file", "get_file_info",
+	"list_allowed_directories", "list_directory", "list_directory_with_sizes", "list_roots", "move_file",
+	"read_file", "read_media_file", "read_multiple_files", "read_text_file", "remove_file", "search_files", "send_user_file", "stat", "walk", "write_file",
 }
 
 func toolNames(t *testing.T, s *server) []string {
@@ -176,7 +181,8 @@ func TestEditFile(t *testing.T) {
 
 	// Absent and ambiguous: nothing written, a message that says why.
 	s.fails("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{{"oldText": "return 3", "newText": "x"}}}, "not found", "nothing was written")
-	s.fails("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{{"oldText": "return 1", "newText": "x"}}}, "occurs 2 times", "lines 4, 8", "replaceAll")
+	s.fails("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{{"oldText": "return 1", "newText": "x"}}},
+		"occurs 2 times", "lines 4, 8", "replace_all", "expected_replacements to 2")
 	s.fails("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{{"oldText": "func  A()  int", "newText": "x"}}}, "whitespace")
 	s.fails("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{{"oldText": "", "newText": "x"}}}, "empty")
 	s.fails("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{}}, "empty")
@@ -187,7 +193,8 @@ func TestEditFile(t *testing.T) {
 		t.Fatal("a failed edit changed the file")
 	}
 
-	// Real edits, in order, the second seeing the first's result.
+	// Real edits, in order, the second seeing the first's result
+	// (replaceAll, the earlier spelling of replace_all, still works).
 	diff = s.ok("edit_file", map[string]any{"path": "e.go", "edits": []map[string]any{
 		{"oldText": "return 1", "newText": "return 7", "replaceAll": true},
 		{"oldText": "func B() int {\n\treturn 7", "newText": "func B() int {\n\treturn 8"},
@@ -211,6 +218,55 @@ func TestEditFile(t *testing.T) {
 	}
 	s.fails("edit_file", map[string]any{"path": "../out/secret", "edits": []map[string]any{{"oldText": "secret", "newText": "x"}}}, "outside")
 	s.fails("edit_file", map[string]any{"path": "nope.go", "edits": []map[string]any{{"oldText": "a", "newText": "b"}}}, "does not exist", "e.go")
+}
+
+// TestEditFileCounts: an oldText that occurs more than once is replaced
+// only when the edit says so, with replace_all (every occurrence) or
+// expected_replacements (every occurrence, and only if there are that
+// many); one that matches only when whitespace is ignored is refused, not
+// guessed at. Each refusal writes nothing and names the count.
+func TestEditFileCounts(t *testing.T) {
+	s := start(t, startOpts{})
+	p := filepath.Join(s.ws, "c.txt")
+	orig := "x = 1\ny = 1\nz = 2\n"
+	edit := func(e map[string]any) map[string]any {
+		return map[string]any{"path": "c.txt", "edits": []map[string]any{e}}
+	}
+	reset := func() { mustWrite(t, p, orig) }
+	reset()
+
+	// Twice, nothing said: refused, with the count and both arguments.
+	s.fails("edit_file", edit(map[string]any{"oldText": "= 1", "newText": "= 9"}), "occurs 2 times", "lines 1, 2", "replace_all", "expected_replacements to 2")
+	// The wrong count: refused, naming both counts.
+	s.fails("edit_file", edit(map[string]any{"oldText": "= 1", "newText": "= 9", "expected_replacements": 3}), "occurs 2 times", "not the 3")
+	s.fails("edit_file", edit(map[string]any{"oldText": "= 2", "newText": "= 9", "expected_replacements": 2}), "occurs 1 times", "not the 2")
+	s.fails("edit_file", edit(map[string]any{"oldText": "= 1", "newText": "= 9", "expected_replacements": -1}), "positive")
+	// replace_all with a count that does not hold: the count wins.
+	s.fails("edit_file", edit(map[string]any{"oldText": "= 1", "newText": "= 9", "replace_all": true, "expected_replacements": 1}), "occurs 2 times", "not the 1")
+	// Whitespace only: refused with the hint, not matched loosely.
+	s.fails("edit_file", edit(map[string]any{"oldText": "y  =  1", "newText": "y = 3"}), "not found", "differs only in whitespace")
+	if got := readDisk(t, p); got != orig {
+		t.Fatalf("a refused edit changed the file: %q", got)
+	}
+
+	for _, c := range []struct {
+		name string
+		e    map[string]any
+		want string
+	}{
+		{"replace_all", map[string]any{"oldText": "= 1", "newText": "= 9", "replace_all": true}, "x = 9\ny = 9\nz = 2\n"},
+		{"expected_replacements 2", map[string]any{"oldText": "= 1", "newText": "= 9", "expected_replacements": 2}, "x = 9\ny = 9\nz = 2\n"},
+		{"both, agreeing", map[string]any{"oldText": "= 1", "newText": "= 9", "replace_all": true, "expected_replacements": 2}, "x = 9\ny = 9\nz = 2\n"},
+		{"expected_replacements 1", map[string]any{"oldText": "= 2", "newText": "= 8", "expected_replacements": 1}, "x = 1\ny = 1\nz = 8\n"},
+		{"replace_all of one", map[string]any{"oldText": "z", "newText": "w", "replace_all": true}, "x = 1\ny = 1\nw = 2\n"},
+		{"once, unique", map[string]any{"oldText": "y = 1", "newText": "y = 5"}, "x = 1\ny = 5\nz = 2\n"},
+	} {
+		reset()
+		s.ok("edit_file", edit(c.e))
+		if got := readDisk(t, p); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
 }
 
 func TestCreateDirectory(t *testing.T) {

@@ -29,6 +29,8 @@ type treeIn struct {
 	MaxEntries int    `json:"maxEntries,omitempty" jsonschema:"the most entries to return (default 2000, at most 50000)"`
 	Hidden     bool   `json:"hidden,omitempty" jsonschema:"include names starting with a dot (.git itself is never shown)"`
 	NoIgnore   bool   `json:"noIgnore,omitempty" jsonschema:"do not apply .gitignore, .git/info/exclude or the global excludes file"`
+	// ExcludePatterns is the reference server's argument (reference.go).
+	ExcludePatterns []string `json:"excludePatterns,omitempty" jsonschema:"globs of paths relative to the directory to leave out (an excluded directory is not entered); one without * also matches that name at any depth"`
 }
 
 // TreeNode is one entry of directory_tree: a file (a symbolic link is
@@ -56,14 +58,24 @@ func (s *Server) addTreeTools() {
 			"Files ignored by .gitignore, .git/info/exclude or the global excludes file are left out and ignored directories are not entered; " +
 			"dot-files only with hidden. Limit it with maxDepth and maxEntries (default 2000); truncated says whether it was cut.",
 		OutputSchema: treeOutSchema(),
-	}, s.directoryTree)
+	}, func(ctx context.Context, in treeIn) (*mcp.CallToolResult, TreeOut, error) {
+		if err := checkExcludes(in.ExcludePatterns); err != nil {
+			return nil, TreeOut{}, err
+		}
+		return s.directoryTree(ctx, in)
+	})
 	addTool(s, &mcp.Tool{
 		Name: "search_files",
 		Description: "Find files and directories under a directory whose path matches a glob pattern (doublestar: *, ?, [a-z], {a,b}, ** for any depth), " +
 			"over the same git-aware walk as walk: ignored files are left out, dot-files only with hidden. " +
 			"A pattern without a slash matches the name at any depth (\"*.go\"); one with a slash matches the path relative to the directory (\"cmd/**/*_test.go\"). " +
 			"One match per line, directories with a trailing /.",
-	}, s.searchFiles)
+	}, func(ctx context.Context, in searchIn) (*mcp.CallToolResult, SearchOut, error) {
+		if err := checkExcludes(in.ExcludePatterns); err != nil {
+			return nil, SearchOut{}, err
+		}
+		return s.searchFiles(ctx, in)
+	})
 }
 
 // walkLimit is the entry limit of a listing tool's call: def when the call
@@ -99,6 +111,7 @@ func (s *Server) directoryTree(ctx context.Context, in treeIn) (*mcp.CallToolRes
 	}
 	ents, werr := s.h.Walk(ctx, "", st.Path, host.WalkOptions{
 		Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxDepth: in.MaxDepth, MaxEntries: limit + 1,
+		Filter: excludeFilter(in.ExcludePatterns, true),
 	})
 	if werr != nil && !isPartial(werr) {
 		return nil, TreeOut{}, s.explain(ctx, path, werr)

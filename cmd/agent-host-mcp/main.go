@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/internal/buildinfo"
 	"github.com/agenthost/agenthost/internal/cli"
 	"github.com/agenthost/agenthost/mcpserver"
 )
@@ -53,14 +54,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // version is the module's version as the build recorded it ("devel" for a
-// build from a work tree without one).
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
-		return "devel"
-	}
-	return bi.Main.Version
-}
+// build from a work tree without one): the same as the MCP server's
+// serverInfo.version (see internal/buildinfo).
+func version() string { return buildinfo.Version() }
 
 // mcpMemoryLimit is the Go runtime's soft memory limit for `agent-host
 // mcp` when GOMEMLIMIT does not set one: 32 MiB, three times what an idle

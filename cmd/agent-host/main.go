@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"sort"
 
 	"github.com/agenthost/agenthost/host"
+	"github.com/agenthost/agenthost/internal/buildinfo"
 	"github.com/agenthost/agenthost/internal/cli"
 )
 
@@ -98,14 +98,9 @@ func help(c command, stdout io.Writer) int {
 }
 
 // version is the module's version as the build recorded it ("devel" for a
-// build from a work tree without one).
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
-		return "devel"
-	}
-	return bi.Main.Version
-}
+// build from a work tree without one): the same as the MCP server's
+// serverInfo.version (see internal/buildinfo).
+func version() string { return buildinfo.Version() }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: agent-host COMMAND [flags] [ARGS]   (agent-host COMMAND --help for its flags)")

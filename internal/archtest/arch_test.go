@@ -236,7 +236,7 @@ var floors = [][]string{
 	{"host"},
 	{"host/fs", "host/walk"},
 	{"host/jail", "host/exec", "invalidation"},
-	{"internal/gitconfig", "internal/sniff", "internal/rawname"}, // rawname: the JSON form of a name that is not UTF-8
+	{"internal/gitconfig", "internal/sniff", "internal/rawname", "internal/buildinfo"}, // rawname: the JSON form of a name that is not UTF-8; buildinfo: the version
 }
 
 // testSupport are packages for _test.go files only: they may import any
