@@ -648,6 +648,10 @@ type dirState struct {
 	// hold nothing in that deepest ignored directory: no path below it
 	// is tracked (see judgeRel).
 	untracked *gitIndex
+	// cut: built on a repository configuration whose reading a context
+	// cut short (repoInfo.interrupted), here or in an ancestor: such a
+	// state is for the call that made it, never kept.
+	cut bool
 }
 
 // dirStateFor returns the up-to-date state of the absolute, clean
@@ -675,11 +679,11 @@ func (c *Cache) dirStateFrom(cx context.Context, dir string, st *dirState, now i
 	// reported meanwhile leaves st untrusted (stored with this older gen).
 	gen := c.gen
 	pctx, pdeep := noRepo, -1
-	watched := true
+	watched, cut := true, false
 	parent, name := splitClean(dir) // dir is clean: no filepath.Clean on the way
 	if parent != dir {
 		ps := c.dirStateFor(cx, parent, now)
-		pctx, pdeep, watched = ps.ctx, ps.deepest, ps.watched
+		pctx, pdeep, watched, cut = ps.ctx, ps.deepest, ps.watched, ps.cut
 	}
 	files := c.dirFilesOf(dir, st)
 	// The .gitignore is looked at inside a repository only (below, once
@@ -737,10 +741,12 @@ func (c *Cache) dirStateFrom(cx context.Context, dir string, st *dirState, now i
 	if parent != dir && pctx.ignored(name, true, nil) {
 		deepest = len(dir)
 	}
-	if ctx.repo != nil && ctx.repo.interrupted || ctx.partial {
-		// Built on a configuration whose reading, or on rules whose
-		// compiling, cx cut short: for this call only, never kept.
-		return &dirState{checked: now, wgen: gen, ctx: ctx, inRepo: ctx.repo, rel: ctx.rel, parentCtx: pctx, repo: repo, files: files, deepest: deepest}
+	if cut || ctx.repo != nil && ctx.repo.interrupted || ctx.partial {
+		// Built on a configuration whose reading cx cut short (this
+		// directory's repository's, or one above, whose rules gave
+		// deepest), or on rules whose compiling it cut short: for this
+		// call only, never kept.
+		return &dirState{checked: now, wgen: gen, ctx: ctx, inRepo: ctx.repo, rel: ctx.rel, parentCtx: pctx, repo: repo, files: files, deepest: deepest, cut: true}
 	}
 	if len(c.dirs) >= maxCachedDirs {
 		clear(c.dirs)
@@ -922,7 +928,7 @@ func (c *Cache) dirStateForPathIn(cx context.Context, dir string, now int64, exi
 	}
 	x, deepest := st.ctx, st.deepest
 	if x.repo == nil {
-		return &dirState{ctx: noRepo, deepest: deepest}
+		return &dirState{ctx: noRepo, deepest: deepest, cut: st.cut}
 	}
 	full := x.rel + filepath.ToSlash(missing) + "/"
 	off := len(x.rel)
@@ -936,7 +942,7 @@ func (c *Cache) dirStateForPathIn(cx context.Context, dir string, now int64, exi
 		abs += len(name) + 1
 		x = &dirCtx{repo: x.repo, chain: x.chain, rel: full[:off], needsPath: x.needsPath, partial: x.partial}
 	}
-	return &dirState{ctx: x, inRepo: x.repo, rel: x.rel, deepest: deepest}
+	return &dirState{ctx: x, inRepo: x.repo, rel: x.rel, deepest: deepest, cut: st.cut}
 }
 
 // deepestDir returns the longest prefix of dir (absolute and clean) that

@@ -258,7 +258,7 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	if ps == nil || !c.trusted(ps.checked, ps.wgen, ps.watched, now) {
 		ps = c.dirStateForPathIn(ctx, parent, now, parent == b.knownDir, b.fdFor(parent)) // as its first lookup would
 	}
-	if requireReal && (ps.inRepo == nil || !ps.inRepo.interrupted) && !ps.ctx.partial {
+	if requireReal && !ps.cut && !ps.ctx.partial && (ps.inRepo == nil || !ps.inRepo.interrupted) {
 		ps.realGen = c.gen + 1
 		c.rememberReal(top, parent, ps) // for judgeRel
 	}

@@ -333,10 +333,15 @@ func (c *Cache) walk(ctx context.Context, root string, dir *os.File, opts Option
 		c.mu.Lock()
 		now := c.now()
 		c.sync(false) // use inotify if IsIgnored opened it, open none
+		cut := false
 		if parent := filepath.Dir(root); parent != root {
-			pctx = c.dirStateFor(ctx, parent, now).ctx
+			ps := c.dirStateFor(ctx, parent, now)
+			pctx, cut = ps.ctx, ps.cut
 		}
 		c.mu.Unlock()
+		if cut {
+			w.halt(ctx.Err()) // the rules above root were not all read
+		}
 		w.configFault(pctx.repo)
 	}
 	if !w.seq {

@@ -122,12 +122,13 @@ type loadedFile struct {
 //     without a value, both of which git refuses (with Once, the first
 //     such fault, returned after the whole load);
 //   - ErrTooLarge: a bound was reached (with Once, a file over
-//     MaxFileBytes is skipped instead);
+//     MaxFileBytes is skipped, and this is the fault returned after the
+//     whole load);
 //   - ctx's error, when it ends first;
 //   - an error of ReadFile (with Once, returned after the whole load).
 //
-// Each error but ctx's names the file (and for ErrIncludeDepth the file
-// including it); errors.Is tells them apart.
+// Each error names the file being read (and ErrIncludeDepth the file
+// including it too); errors.Is tells them apart.
 func (l *Loader) Load(ctx context.Context, name string) ([]Entry, error) {
 	var out []Entry
 	if l.Once {
