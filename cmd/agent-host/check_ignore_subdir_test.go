@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/agenthost/agenthost/internal/gittest"
 )
 
 // TestCheckIgnoreFromSubdirectory (issue 25): run from a subdirectory of
@@ -13,26 +12,10 @@ import (
 // in the work tree, as git does, and refuses one outside the work tree,
 // as git does (exit 128); git, run in the same directory, is the oracle.
 func TestCheckIgnoreFromSubdirectory(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("needs git")
-	}
+	gittest.Skip(t)
 	w := newWorld(t)
-	env := append(os.Environ(), "HOME="+w.home, "GIT_CONFIG_GLOBAL="+filepath.Join(w.home, "gitconfig"), "GIT_CONFIG_NOSYSTEM=1")
-	gitIn := func(dir string, args ...string) (string, int) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, env
-		var out bytes.Buffer
-		cmd.Stdout = &out
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return out.String(), code
-	}
-	gitIn(w.ws, "init", "-q")
+	e := gittest.At(w.home, "")
+	e.Init(t, w.ws)
 	w.file(".gitignore", []byte("*.log\n/build/\n"))
 	w.file("debug.log", nil)
 	w.file("build/out.txt", nil)
@@ -45,7 +28,7 @@ func TestCheckIgnoreFromSubdirectory(t *testing.T) {
 		{"../keep.txt"},
 		{"../../../out/escape.log"},
 	} {
-		want, wantCode := gitIn(sub, append([]string{"check-ignore"}, paths...)...)
+		want, wantCode := e.Run(t, sub, "", append([]string{"check-ignore"}, paths...)...)
 		r := w.runIn(sub, "", append([]string{"check-ignore"}, paths...)...)
 		if r.stdout != want || r.code != wantCode {
 			t.Errorf("check-ignore %q from %s: stdout %q exit %d, git %q exit %d (stderr %q)", paths, sub, r.stdout, r.code, want, wantCode, r.stderr)

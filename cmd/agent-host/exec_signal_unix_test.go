@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agenthost/agenthost/internal/gittest"
 )
 
 // TestExecInterrupted: SIGINT, SIGTERM or SIGHUP (a closed terminal) to
@@ -62,15 +64,9 @@ func TestExecInterrupted(t *testing.T) {
 // the after-run check still runs before agent-host exits, so the plant
 // is gone when it has exited, not only at the next run.
 func TestExecHangupUndoesPlant(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("needs git")
-	}
+	gittest.Skip(t)
 	w := newWorld(t)
-	git := exec.Command("git", "init", "-q", w.ws)
-	git.Env = append(os.Environ(), "HOME="+w.home, "GIT_CONFIG_GLOBAL="+filepath.Join(w.home, "gitconfig"))
-	if out, err := git.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	gittest.At(w.home, "").Init(t, w.ws)
 	cmd := w.cmd("exec", "--sandbox=best-effort", "--", "echo 'touch PWNED' > .envrc && echo planted; sleep 30")
 	pr, errb := w.start(cmd)
 	line, err := bufio.NewReader(pr).ReadString('\n')

@@ -1,25 +1,19 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/agenthost/agenthost/internal/gittest"
 )
 
 // TestExitTable (issue 25) runs each row of the README's exit table, and
 // the codes of the commands that keep their models' (check-ignore: git's;
 // exec: the command's), for the subcommands that take paths.
 func TestExitTable(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("needs git")
-	}
+	gittest.Skip(t)
 	w := newWorld(t)
-	git := exec.Command("git", "init", "-q", w.ws)
-	git.Env = append(os.Environ(), "HOME="+w.home, "GIT_CONFIG_GLOBAL="+filepath.Join(w.home, "gitconfig"))
-	if out, err := git.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	gittest.At(w.home, "").Init(t, w.ws)
 	w.file(".gitignore", []byte("*.log\n"))
 	w.file("a.txt", []byte("a\n"))
 	w.file("b.log", nil)

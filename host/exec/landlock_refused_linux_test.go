@@ -50,14 +50,7 @@ func refuseLandlock() error {
 		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
 		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return err
-	}
-	fp := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fp))); errno != 0 {
-		return errno
-	}
-	return nil
+	return installOnAllThreads(prog)
 }
 
 // refuseUserNamespaces installs, on every thread of this process and so
@@ -82,14 +75,7 @@ func refuseUserNamespaces() error {
 		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},  // 7
 		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)}, // 8
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return err
-	}
-	fp := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fp))); errno != 0 {
-		return errno
-	}
-	return nil
+	return installOnAllThreads(prog)
 }
 
 // TestLandlockRefused (issue 22): with Landlock refused (ENOSYS from a
@@ -154,4 +140,17 @@ func TestLandlockRefusedInner(t *testing.T) {
 	if out.Sandbox == nil || !strings.Contains(strings.ToLower(strings.Join(out.Sandbox.Missing, ";")), "landlock") {
 		t.Errorf("best effort without Landlock does not say Landlock is missing: %+v", out.Sandbox)
 	}
+}
+
+// installOnAllThreads installs prog on every thread of this process
+// (no_new_privs first), and so on every process it starts after.
+func installOnAllThreads(prog []unix.SockFilter) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	fp := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fp))); errno != 0 {
+		return errno
+	}
+	return nil
 }

@@ -56,24 +56,7 @@ func TestStartDirWithoutProc(t *testing.T) {
 	})
 
 	t.Run("helper: in the descriptor under a swapper", func(t *testing.T) {
-		fd, err := unix.Open(ws, unix.O_PATH|unix.O_DIRECTORY, 0)
-		must(t, err)
-		defer unix.Close(fd)
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				unix.Renameat2(fd, "d", fd, "l", unix.RENAME_EXCHANGE)
-			}
-		}()
-		defer func() { close(stop); wg.Wait() }()
+		defer swapDirAndLink(t, ws)()
 		runs := 0
 		for i := 0; i < 50000 && runs < 30; i++ {
 			// Open the directory while it is one (the caller's jail
@@ -306,24 +289,7 @@ func TestStartDirProcTmpfsInner(t *testing.T) {
 	must(t, os.Symlink(out, filepath.Join(ws, "l")))
 	r := testRunner()
 	defer r.Close()
-	fd, err := unix.Open(ws, unix.O_PATH|unix.O_DIRECTORY, 0)
-	must(t, err)
-	defer unix.Close(fd)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			unix.Renameat2(fd, "d", fd, "l", unix.RENAME_EXCHANGE)
-		}
-	}()
-	defer func() { close(stop); wg.Wait() }()
+	defer swapDirAndLink(t, ws)()
 	modes := map[string]*Sandbox{
 		"unsandboxed": nil,
 		"default":     {Roots: []string{ws}, Home: base},
@@ -353,4 +319,28 @@ func TestStartDirProcTmpfsInner(t *testing.T) {
 			t.Errorf("%s: no run was tried", name)
 		}
 	}
+}
+
+// swapDirAndLink exchanges ws/d (a directory) and ws/l (a link to
+// outside) in a loop until the returned function is called, which waits
+// for the loop to end.
+func swapDirAndLink(t *testing.T, ws string) (stop func()) {
+	t.Helper()
+	fd, err := unix.Open(ws, unix.O_PATH|unix.O_DIRECTORY, 0)
+	must(t, err)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			unix.Renameat2(fd, "d", fd, "l", unix.RENAME_EXCHANGE)
+		}
+	}()
+	return func() { close(done); wg.Wait(); unix.Close(fd) }
 }

@@ -1,6 +1,7 @@
 package helper
 
 import (
+	"bytes"
 	"os"
 	"strconv"
 	"strings"
@@ -497,22 +498,13 @@ func readString(pid uint32, addr uint64) (string, unix.Errno) {
 		if err := readMem(pid, addr, buf); err != 0 {
 			return "", err
 		}
-		if i := indexNUL(buf); i >= 0 {
+		if i := bytes.IndexByte(buf, 0); i >= 0 {
 			return string(append(b, buf[:i]...)), 0
 		}
 		b = append(b, buf...)
 		addr += uint64(chunk)
 	}
 	return "", unix.ENAMETOOLONG
-}
-
-func indexNUL(b []byte) int {
-	for i, c := range b {
-		if c == 0 {
-			return i
-		}
-	}
-	return -1
 }
 
 // readMem fills buf from the caller's memory at addr.
