@@ -74,8 +74,14 @@ type SandboxPolicy struct {
 	// Read are more absolute paths commands see, read-only, beside the
 	// system directories and the roots.
 	Read []string
-	// Network lets commands use the network.
+	// Network lets commands use the network. It wins over AllowNet.
 	Network bool
+	// AllowNet names the hosts commands may reach, through a proxy the
+	// Host runs outside the sandbox ("host", "host:port", "*.suffix", an
+	// address; see host/exec.Sandbox.AllowNet): HTTP_PROXY, HTTPS_PROXY
+	// and ALL_PROXY point at it, and nothing else leaves.
+	// ExecOutput.Sandbox.NetDenied lists what it refused.
+	AllowNet []string
 	// DenyRead are more paths commands may not read, beside the default
 	// secrets (host/exec.DefaultDenyRead); relative ones are under Home.
 	DenyRead []string

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"slices"
 	"time"
 
 	hostexec "github.com/agenthost/agenthost/host/exec"
@@ -75,7 +76,9 @@ type SandboxReport = hostexec.Report
 // and its private temporary directory, and ExecOutput.Sandbox says what
 // was enforced and which protected paths were restored after it. A
 // request's own ExecRequest.Sandbox only makes the policy stricter: it
-// may set SessionCache, take BestEffort back, turn Network off, and add
+// may set SessionCache, take BestEffort back, turn Network off or narrow
+// it to AllowNet entries (those the policy names too; all of its own
+// when the policy has Network), and add
 // DenyRead, ScrubEnv and Protect entries, and Read paths (shown
 // read-only: what the embedder's own code needs shown, such as a hook's
 // script; never taken from a command line); its Roots, WritePaths,
@@ -211,6 +214,7 @@ func (h *Host) sandboxFor(ctx context.Context, p SandboxPolicy, req *ExecSandbox
 		sb.Required = p.Required
 		sb.BestEffort = p.BestEffort
 		sb.Network = p.Network
+		sb.AllowNet = append(sb.AllowNet, p.AllowNet...)
 		sb.ReadHome = append(sb.ReadHome, p.ReadHome...)
 		sb.Read = append(sb.Read, p.Read...)
 		sb.DenyRead = append(sb.DenyRead, p.DenyRead...)
@@ -228,6 +232,7 @@ func (h *Host) sandboxFor(ctx context.Context, p SandboxPolicy, req *ExecSandbox
 		// a command line, which may be a model's.
 		sb.Read = append(sb.Read, req.Read...)
 		sb.SessionCache = sb.SessionCache || req.SessionCache
+		sb.AllowNet = narrowAllowNet(sb.Network, sb.AllowNet, req.Network, req.AllowNet)
 		sb.Network = sb.Network && req.Network && !p.Off
 		sb.DenyRead = append(sb.DenyRead, req.DenyRead...)
 		sb.ScrubEnv = append(sb.ScrubEnv, req.ScrubEnv...)
@@ -284,4 +289,25 @@ func (h *Host) IsSecret(real string, fi fs.FileInfo) bool {
 func (h *Host) CheckSecret(real string, fi fs.FileInfo) error {
 	sb := &ExecSandbox{Home: h.cfg.Home, DenyRead: h.cfg.Sandbox.DenyRead}
 	return sb.CheckRead(real, fi)
+}
+
+// narrowAllowNet is the AllowNet of a run whose policy has network and
+// allow and whose request asks for reqNetwork and reqAllow: the
+// request's entries that the policy allows too (all of them when the
+// policy has the whole network), the policy's when the request asks for
+// the whole network, none when it asks for nothing.
+func narrowAllowNet(network bool, allow []string, reqNetwork bool, reqAllow []string) []string {
+	switch {
+	case reqNetwork && len(reqAllow) == 0:
+		return allow
+	case network:
+		return reqAllow
+	}
+	var out []string
+	for _, e := range reqAllow {
+		if slices.Contains(allow, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -167,6 +167,12 @@ func cmdExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if len(sb.Missing) > 0 {
 			fmt.Fprintf(stderr, "agent-host exec: WARNING: sandbox incomplete: %s\n", strings.Join(sb.Missing, "; "))
 		}
+		for _, d := range sb.NetDenied {
+			fmt.Fprintf(stderr, "agent-host exec: %s\n", d.Message)
+		}
+		if sb.NetDeniedMore > 0 {
+			fmt.Fprintf(stderr, "agent-host exec: network: %d more refusals of other hosts\n", sb.NetDeniedMore)
+		}
 	}
 	switch {
 	case out.TimedOut:

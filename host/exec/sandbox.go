@@ -55,6 +55,9 @@ var ErrUnsafeWorkspace = errors.New("exec: a protected path could not be put bac
 //   - No network unless Network: no TCP or UDP of either family, no DNS,
 //     not even loopback (the command runs in a network namespace of its
 //     own, and Landlock denies TCP bind and connect besides). With
+//     AllowNet, the hosts it names and nothing else, through a proxy the
+//     run starts outside the sandbox (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY
+//     and their lower-case forms point at it; docs/adr/0022). With
 //     Network or without, no unix socket can be created (socketpair
 //     still works; an ssh-agent, a session bus or docker.sock is out of
 //     reach: local sockets are not network) and no abstract socket or
@@ -94,8 +97,22 @@ type Sandbox struct {
 	// DenyRead are more paths the command may not read (absolute, or
 	// relative to Home).
 	DenyRead []string
-	// Network lets the command use the network as any program can.
+	// Network lets the command use the network as any program can. It
+	// wins over AllowNet.
 	Network bool
+	// AllowNet names the hosts the command may reach, through an HTTP
+	// proxy outside the sandbox that checks each request's name (HTTPS
+	// by CONNECT, with the TLS name checked; plain HTTP by an absolute
+	// URI): "host", "host:port", "*.suffix" (names under it), an IPv4
+	// address or a "[v6]" address. An entry without a port allows 80
+	// and 443. Names are compared in lower case without a trailing dot;
+	// one that resolves to a loopback, private or link-local address
+	// is refused unless that address is itself allowed. Nothing else
+	// leaves: no direct TCP or UDP, no DNS, no unix socket (a client
+	// that ignores the proxy variables reaches nothing). What was
+	// refused is in Report.NetDenied. An entry that is no host name
+	// fails the run with ErrBadAllowNet, starting nothing.
+	AllowNet []string
 	// AllowEnv names variables (exactly, case included) passed even
 	// though their name or their value looks like a credential (see
 	// DefaultScrubEnv).
@@ -173,6 +190,24 @@ type Report struct {
 	// LandlockABI is the Landlock ABI version the rules were made for, 0
 	// when Landlock was not used.
 	LandlockABI int `json:"landlock_abi,omitempty"`
+	// NetDenied lists the hosts the proxy refused to the command
+	// (Sandbox.AllowNet), in the order each was first refused, at most
+	// 256 (NetDeniedMore counts refusals of further hosts).
+	NetDenied     []NetDenial `json:"net_denied,omitempty"`
+	NetDeniedMore int         `json:"net_denied_more,omitempty"`
+}
+
+// NetDenial is one host:port the proxy refused to a sandboxed command.
+type NetDenial struct {
+	Host   string `json:"host"` // the name in lower case, an address ("[v6]" bracketed), or the quoted text that was no name
+	Port   int    `json:"port"` // 0 when the request had no valid port
+	Count  int    `json:"count"`
+	Reason string `json:"reason"`           // "not allowed", "non-public address", "TLS name differs", ...
+	Detail string `json:"detail,omitempty"` // what was seen: the TLS name, the Host header, the address it resolved to
+	// Message is the line agent-host exec prints for it, e.g.
+	// "network: refused example.org:443 (3 times); --allow-net
+	// example.org allows it".
+	Message string `json:"message"`
 }
 
 // On reports whether part is among r.Enforced.
@@ -401,6 +436,10 @@ func (sb *Sandbox) denyPaths() []string {
 
 // strict reports whether a run of sb fails when a part is missing.
 func (sb *Sandbox) strict() bool { return sb.Required || !sb.BestEffort }
+
+// proxied reports whether the command's network goes through the proxy:
+// AllowNet without Network.
+func (sb *Sandbox) proxied() bool { return len(sb.AllowNet) > 0 && !sb.Network }
 
 // missingError is the error of a strict sandbox lacking parts.
 func missingError(missing []string) error {

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/agenthost/agenthost/host/exec/internal/helper"
+	"github.com/agenthost/agenthost/host/exec/internal/netproxy"
 
 	"golang.org/x/sys/unix"
 )
@@ -63,6 +64,11 @@ type sandboxRun struct {
 	home                     string
 	deny                     []string // the deny list of this run (Sandbox.denyPaths), listed once
 	epoch                    uint64   // the Runner's zygote epoch when the run took or started its helper
+	// allow is Sandbox.AllowNet parsed (nil: no proxy); proxy is the
+	// run's proxy, started in wrap (no namespace) or once the helper
+	// passed its namespace's listener (start).
+	allow *netproxy.AllowList
+	proxy *netproxy.Server
 }
 
 // wrap turns cmd into a run of the helper when s asks for a sandbox, or
@@ -84,8 +90,12 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		return &sandboxRun{statusR: -1}, nil
 	}
 	sb := s.sandbox
+	allow, err := allowList(sb)
+	if err != nil {
+		return nil, err
+	}
 	rep := &Report{}
-	sr := &sandboxRun{report: rep, required: sb.strict(), statusR: -1}
+	sr := &sandboxRun{report: rep, required: sb.strict(), statusR: -1, allow: allow}
 	var missing []string
 	miss := func(part, why string) { missing = append(missing, part+": "+why) }
 
@@ -163,6 +173,8 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		rep.LandlockABI = abi
 		if !sb.Network {
 			if abi >= 4 {
+				// With AllowNet, a connect rule for the proxy's port
+				// is added once that port is known.
 				cfg.HandledNet = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
 				rep.Enforced = append(rep.Enforced, "landlock-net")
 			}
@@ -177,7 +189,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	if haveSeccomp {
 		// Whether the command gets a network namespace is known here:
 		// a refused one was remembered (nsBroken) before this retry.
-		cfg.Seccomp = seccompBytes(seccompRules(sb.Network, !sb.Network && !nsBroken.Load()))
+		cfg.Seccomp = seccompBytes(seccompRules(netRuleFor(sb.Network, sb.proxied(), !sb.Network && !nsBroken.Load())))
 		rep.Enforced = append(rep.Enforced, "seccomp")
 	} else {
 		miss("seccomp", "no filter for this architecture: setuid bits, xattrs and unix sockets are not refused")
@@ -200,6 +212,9 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		if !sb.Network {
 			rep.Enforced = append(rep.Enforced, "netns")
 		}
+	}
+	if allow != nil && nsBroken.Load() && !haveSeccomp {
+		miss("netproxy", "no connect supervision for this architecture: Landlock's port rule alone would let the command reach any address on the proxy's port")
 	}
 	if sb.strict() && len(missing) > 0 {
 		return nil, missingError(missing)
@@ -244,9 +259,32 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 			env = append(env, o.env+"="+o.lower)
 		}
 	}
+	if allow != nil {
+		// The proxy variables come before the caller's, which win (a
+		// variable of Request.Env pointing elsewhere reaches nothing).
+		port := nsProxyPort
+		if nsBroken.Load() {
+			// No namespace: the proxy listens on this machine's
+			// loopback now, and the helper lets the command connect
+			// to it and nothing else (connect supervision).
+			if sr.proxy, err = startProxy(allow, nil); err != nil {
+				return nil, err
+			}
+			port = sr.proxy.Port()
+			cfg.ProxyPort = port
+		} else {
+			cfg.Listen = port
+		}
+		if cfg.HandledNet != 0 {
+			cfg.ConnectPorts = []int{port}
+		}
+		env = append(env, proxyEnv("127.0.0.1:"+strconv.Itoa(port))...)
+		rep.Enforced = append(rep.Enforced, "netproxy")
+	}
 	env = append(env, s.env...) // the caller's last: they win
 
 	if sr.snap, err = holdProtected(ctx, sb, s.timeout); err != nil {
+		sr.closeProxy()
 		return nil, err
 	}
 	cfg.Env = dedupEnv(append(env, heldEnv+"="+heldValue(sr.snap.held)))
@@ -374,6 +412,20 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
 	if err != nil {
 		return fail(err)
 	}
+	if cfg.Listen != 0 && h.flags&unix.CLONE_NEWNET != 0 {
+		// The helper's first word: its namespace's listener, which
+		// the proxy serves from here (docs/adr/0022). Without it the
+		// helper fails the run itself, saying why on its stderr.
+		ln, err := receiveListener(h.sock)
+		if err != nil {
+			return fail(err)
+		}
+		if ln != nil {
+			if sr.proxy, err = startProxy(sr.allow, ln); err != nil {
+				return fail(err)
+			}
+		}
+	}
 	sr.h, sr.statusR = h, h.sock
 	return h.p, nil
 }
@@ -484,6 +536,10 @@ func (sr *sandboxRun) finish(out *Output) error {
 			unsafe = fmt.Errorf("%w: the command changed protected paths that could not be put back: %s", ErrUnsafeWorkspace, strings.Join(failed, "; "))
 		}
 	}
+	if sr.proxy != nil {
+		sr.closeProxy() // every connection ends, so every refusal is counted
+		netDenied(sr.report, sr.proxy)
+	}
 	out.Sandbox = sr.report
 	sr.close()
 	if sr.h != nil {
@@ -493,6 +549,7 @@ func (sr *sandboxRun) finish(out *Output) error {
 }
 
 func (sr *sandboxRun) close() {
+	sr.closeProxy()
 	sr.snap.release() // the hold on the roots, taken with the baseline
 	if sr.statusR >= 0 {
 		unix.Close(sr.statusR)
@@ -535,4 +592,11 @@ func openDirPath(dir *os.File, cwd string) string {
 		return p
 	}
 	return cwd
+}
+
+// closeProxy stops the run's proxy, if any (Close may be called again).
+func (sr *sandboxRun) closeProxy() {
+	if sr.proxy != nil {
+		sr.proxy.Close()
+	}
 }

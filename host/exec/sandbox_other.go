@@ -24,6 +24,9 @@ func (r *Runner) wrap(_ context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun, 
 	if s.sandbox == nil {
 		return nil, nil
 	}
+	if _, err := allowList(s.sandbox); err != nil {
+		return nil, err
+	}
 	missing := []string{fmt.Sprintf("sandbox: no command sandbox on %s yet (Landlock and namespaces are Linux only)", runtime.GOOS)}
 	if s.sandbox.strict() {
 		return nil, missingError(missing)

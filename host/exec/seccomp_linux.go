@@ -26,7 +26,13 @@ import (
 //     namespace of the command's own, AF_NETLINK (which then shows only
 //     that namespace's loopback): no TCP, UDP, DNS, raw, packet or vsock
 //     socket, so "no network" holds where the kernel refused the
-//     namespace too (issue 22), and is a second wall where it did not.
+//     namespace too (issue 22), and is a second wall where it did not;
+//   - with Sandbox.AllowNet (the proxy, issue 24), every socket(2) but
+//     AF_INET and AF_INET6 of type SOCK_STREAM with protocol 0 or TCP
+//     (and AF_NETLINK in a namespace of its own): no UDP, so no DNS, no
+//     raw socket; and a send with MSG_FASTOPEN (EACCES), a TCP connect
+//     that does not pass connect(2), which the helper supervises where
+//     there is no namespace (meta_linux.go in the helper).
 //
 // Another architecture's calls (i386 or x32 on amd64) are refused with
 // ENOSYS, so the numbers below cannot be dodged.
@@ -39,15 +45,46 @@ type scRule struct {
 	equal uint32 // ... or when arg == equal (mask 0)
 	// unless turns an equal test around: refuse when arg != equal.
 	unless bool
+	// stream replaces the test: refuse a socket(2) that is not an
+	// AF_INET or AF_INET6 SOCK_STREAM socket of protocol 0 or TCP (or,
+	// with unless, an AF_NETLINK one).
+	stream bool
 	errno  unix.Errno
+}
+
+// netRule is what socket(2) may make.
+type netRule int
+
+const (
+	netNone    netRule = iota // nothing
+	netNoneNS                 // AF_NETLINK only (a namespace of its own shows only its loopback)
+	netAll                    // all but AF_UNIX (Sandbox.Network)
+	netProxy                  // TCP only, no TCP Fast Open (Sandbox.AllowNet, no namespace)
+	netProxyNS                // TCP and AF_NETLINK (Sandbox.AllowNet in a namespace of its own)
+)
+
+// netRuleFor is the socket rule of a run: with the whole network, with
+// named hosts through the proxy (proxy), or without; in a network
+// namespace of its own (netns) or not.
+func netRuleFor(network, proxy, netns bool) netRule {
+	switch {
+	case network:
+		return netAll
+	case proxy && netns:
+		return netProxyNS
+	case proxy:
+		return netProxy
+	case netns:
+		return netNoneNS
+	}
+	return netNone
 }
 
 const setid = unix.S_ISUID | unix.S_ISGID
 
-// seccompRules returns the filter's rules for this architecture: for a
-// command with the network (network), or without it, in a network
-// namespace of its own (netns) or not.
-func seccompRules(network, netns bool) []scRule {
+// seccompRules returns the filter's rules for this architecture, with
+// the socket rule net.
+func seccompRules(net netRule) []scRule {
 	rules := []scRule{
 		{nr: unix.SYS_FCHMOD, arg: 1, mask: setid, errno: unix.EPERM},
 		{nr: unix.SYS_FCHMODAT, arg: 2, mask: setid, errno: unix.EPERM},
@@ -68,11 +105,18 @@ func seccompRules(network, netns bool) []scRule {
 		{nr: unix.SYS_IO_URING_REGISTER, arg: -1, errno: unix.ENOSYS},
 	}
 	rules = append(rules, legacyRules...)
-	switch {
-	case network:
+	switch net {
+	case netAll:
 		return append(rules, scRule{nr: unix.SYS_SOCKET, arg: 0, equal: unix.AF_UNIX, errno: unix.EACCES})
-	case netns:
+	case netNoneNS:
 		return append(rules, scRule{nr: unix.SYS_SOCKET, arg: 0, equal: unix.AF_NETLINK, unless: true, errno: unix.EACCES})
+	case netProxy, netProxyNS:
+		return append(rules,
+			scRule{nr: unix.SYS_SOCKET, stream: true, unless: net == netProxyNS, errno: unix.EACCES},
+			scRule{nr: unix.SYS_SENDTO, arg: 3, mask: unix.MSG_FASTOPEN, errno: unix.EACCES},
+			scRule{nr: unix.SYS_SENDMSG, arg: 2, mask: unix.MSG_FASTOPEN, errno: unix.EACCES},
+			scRule{nr: unix.SYS_SENDMMSG, arg: 3, mask: unix.MSG_FASTOPEN, errno: unix.EACCES},
+		)
 	}
 	return append(rules, scRule{nr: unix.SYS_SOCKET, arg: -1, errno: unix.EACCES})
 }
@@ -107,6 +151,10 @@ func seccompProgram(rules []scRule) []unix.SockFilter {
 	}
 	for _, r := range rules {
 		deny := bpfStmt(ret, unix.SECCOMP_RET_ERRNO|uint32(r.errno))
+		if r.stream {
+			p = append(p, streamOnly(r.nr, r.unless, deny, allow)...)
+			continue
+		}
 		if r.arg < 0 {
 			p = append(p, bpfJump(jeq, uint32(r.nr), 0, 1), deny)
 			continue
@@ -129,6 +177,42 @@ func seccompProgram(rules []scRule) []unix.SockFilter {
 		)
 	}
 	return append(p, allow)
+}
+
+// streamOnly is the block of a stream rule (see scRule.stream): for
+// call nr, allow AF_INET and AF_INET6 sockets of type SOCK_STREAM
+// (SOCK_NONBLOCK and SOCK_CLOEXEC aside) and protocol 0 or IPPROTO_TCP,
+// and AF_NETLINK ones when netlink is set; deny the rest. Another call
+// goes on past the block.
+func streamOnly(nr uintptr, netlink bool, deny, allow unix.SockFilter) []unix.SockFilter {
+	const (
+		ldw  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		and  = unix.BPF_ALU | unix.BPF_AND | unix.BPF_K
+		arg0 = 16
+	)
+	toNetlink := uint8(10) // to allow
+	if !netlink {
+		toNetlink = 0 // on to the next test, as when it is not AF_NETLINK
+	}
+	// Jump offsets count from the next instruction; the block is 14
+	// long: deny at 12, allow at 13.
+	return []unix.SockFilter{
+		/* 0 */ bpfJump(jeq, uint32(nr), 0, 13),
+		/* 1 */ bpfStmt(ldw, arg0),
+		/* 2 */ bpfJump(jeq, unix.AF_NETLINK, toNetlink, 0),
+		/* 3 */ bpfJump(jeq, unix.AF_INET, 1, 0),
+		/* 4 */ bpfJump(jeq, unix.AF_INET6, 0, 7), // neither: deny
+		/* 5 */ bpfStmt(ldw, arg0+8),
+		/* 6 */ bpfStmt(and, ^uint32(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)),
+		/* 7 */ bpfJump(jeq, unix.SOCK_STREAM, 0, 4),
+		/* 8 */ bpfStmt(ldw, arg0+16),
+		/* 9 */ bpfJump(jeq, 0, 3, 0),
+		/* 10 */ bpfJump(jeq, unix.IPPROTO_TCP, 2, 0),
+		/* 11 */ bpfStmt(unix.BPF_JMP|unix.BPF_JA, 0),
+		/* 12 */ deny,
+		/* 13 */ allow,
+	}
 }
 
 // seccompBytes is the filter of rules as the helper installs it: 8 bytes

@@ -47,6 +47,11 @@ func startHelper(exe string, flags uintptr) (*helperProc, error) {
 			// (CAP_SETPCAP). They are the new user namespace's only.
 			attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 		}
+		if flags&unix.CLONE_NEWNET != 0 {
+			// To bring the namespace's loopback up for the proxy's
+			// listener (Sandbox.AllowNet).
+			attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_NET_ADMIN)
+		}
 	}
 	cmd := &osexec.Cmd{
 		Path:        helperPath(exe),

@@ -77,13 +77,16 @@ func AddSandboxFlags(fs *flag.FlagSet, policy *host.SandboxPolicy, stderr io.Wri
 	fs.BoolVar(&policy.Off, "no-sandbox", false, "run commands UNCONFINED, with every right of this user (default: sandboxed)")
 	fs.BoolVar(&policy.Required, "require-sandbox", false, "refuse to run a command when any part of the sandbox is missing here (the default; kept for scripts)")
 	fs.Var(sandboxMode{policy}, "sandbox", "`MODE`: required (the default: refuse a command when a part of the sandbox is missing here), best-effort (run with what there is, saying first what is not enforced) or off (as --no-sandbox)")
-	fs.BoolVar(&policy.Network, "network", false, "let sandboxed commands use the network")
+	fs.BoolVar(&policy.Network, "network", false, "let sandboxed commands use the whole network")
+	var allowNet MultiFlag
+	fs.Var(&allowNet, "allow-net", "let sandboxed commands reach `HOST[:PORT]` (repeatable; *.example.org for names under it; no port: 80 and 443) through a proxy outside the sandbox (HTTP_PROXY, HTTPS_PROXY); nothing else leaves")
 	var allow MultiFlag
 	fs.Var(&allow, "allow-env", "pass the credential-looking variable `NAME` to commands (repeatable)")
 	var deny MultiFlag
 	fs.Var(&deny, "deny-read", "another `PATH` commands may not read (repeatable)")
 	return func() {
 		policy.AllowEnv = append(policy.AllowEnv, allow...)
+		policy.AllowNet = append(policy.AllowNet, allowNet...)
 		policy.DenyRead = append(policy.DenyRead, deny...)
 		if policy.Off {
 			io.WriteString(stderr, "agent-host: WARNING: --no-sandbox: commands run UNCONFINED and can read your secrets, write anywhere you can and use the network\n")

@@ -97,6 +97,23 @@ type Config struct {
 	// listAll (the helper's own, once the view is made) lets every
 	// directory of the view be listed.
 	listAll bool
+	// Listen, when not 0, is the port on 127.0.0.1 of the helper's
+	// network namespace where the Host's proxy listens (Sandbox.AllowNet,
+	// docs/adr/0022): before anything else the helper brings the
+	// namespace's loopback up, listens there and passes the listening
+	// socket to the parent on its socket (a Message only): one byte
+	// ListenOK with the descriptor, or ListenFailed without one, then
+	// it fails the run.
+	Listen int
+	// ConnectPorts are the TCP ports the command may connect to, when
+	// HandledNet handles connecting (Landlock net-port rules).
+	ConnectPorts []int
+	// ProxyPort, when not 0, makes the helper's supervisor (no view,
+	// meta_linux.go) answer every connect(2) of the command: one to
+	// 127.0.0.1 on this port is made by the helper, to that address,
+	// on the command's socket; any other is refused (ECONNREFUSED).
+	// Landlock's port rule cannot say which address.
+	ProxyPort int
 	// DrainGrace is how long the helper waits, once the command has
 	// exited, for the processes it left before it exits and the kernel
 	// kills them (with the PID namespace).
@@ -135,6 +152,15 @@ func (c *Config) records() []string {
 	}
 	for _, fd := range c.WriteFDs {
 		kv("writefd", strconv.Itoa(fd))
+	}
+	if c.Listen != 0 {
+		kv("listen", strconv.Itoa(c.Listen))
+	}
+	for _, p := range c.ConnectPorts {
+		kv("netport", strconv.Itoa(p))
+	}
+	if c.ProxyPort != 0 {
+		kv("proxyport", strconv.Itoa(c.ProxyPort))
 	}
 	for _, p := range c.Writes {
 		kv("write", p)
@@ -309,6 +335,14 @@ func (c *Config) set(s string) error {
 		c.WriteFDs = append(c.WriteFDs, fd)
 	case "write":
 		c.Writes = append(c.Writes, v)
+	case "listen":
+		i(&c.Listen)
+	case "netport":
+		var p int
+		i(&p)
+		c.ConnectPorts = append(c.ConnectPorts, p)
+	case "proxyport":
+		i(&c.ProxyPort)
 	case "readdir", "readfile":
 		c.Reads = append(c.Reads, Grant{Path: v, Dir: k == "readdir"})
 	case "dev":
@@ -473,3 +507,10 @@ func hexDecode(s string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// The byte a helper told to Listen sends first on its socket: ListenOK
+// with the listening socket (SCM_RIGHTS), ListenFailed without it.
+const (
+	ListenOK     = 'L'
+	ListenFailed = 'E'
+)

@@ -17,6 +17,8 @@ const (
 	sysLandlockAddRule       = 445
 	sysLandlockRestrictSelf  = 446
 	landlockRulePathBeneath  = 1
+	landlockRuleNetPort      = 2
+	llConnectTCP             = 1 << 1 // LANDLOCK_ACCESS_NET_CONNECT_TCP
 	llReadDir                = 1 << 3 // LANDLOCK_ACCESS_FS_READ_DIR
 
 	prSetDumpable       = 4
@@ -138,6 +140,13 @@ func serve(sock int) int {
 	if cfg.Stdio[2] >= 0 {
 		syscall.Dup3(cfg.Stdio[2], 2, 0) // the failures below reach the caller
 	}
+	if cfg.Listen != 0 {
+		// First, so that the parent, which waits for it, reads it
+		// before any status.
+		if err := passListener(sock, cfg.Listen); err != nil {
+			return fail("network", err)
+		}
+	}
 	// The view (view_linux.go) is made before Landlock, which forbids
 	// mounting, and enters the start directory itself.
 	var viewFlags uint32
@@ -174,7 +183,7 @@ func serve(sock int) int {
 	// Its writable directories are opened before Landlock closes the
 	// roots' descriptors.
 	var sup *supervisor
-	if !viewMade && cfg.Landlock && len(cfg.Seccomp) > 0 {
+	if !viewMade && cfg.Landlock && len(cfg.Seccomp) > 0 || cfg.ProxyPort != 0 {
 		if sup = newSupervisor(cfg); sup == nil {
 			viewFlags |= MetaUnsupervised
 		}
@@ -208,6 +217,11 @@ func serve(sock int) int {
 			sup = nil
 			viewFlags |= MetaUnsupervised
 		}
+	}
+	if sup == nil && cfg.ProxyPort != 0 {
+		// Landlock's port rule alone would let the command reach any
+		// address on the proxy's port.
+		return fail("network", wrap("connect supervision", syscall.ENOSYS))
 	}
 	files := []uintptr{0, 1, 2}
 	for i, fd := range cfg.Stdio {
@@ -481,6 +495,12 @@ type pathBeneathAttr struct {
 	fd      int32
 }
 
+// netPortAttr is struct landlock_net_port_attr (packed).
+type netPortAttr struct {
+	allowed uint64
+	port    uint64
+}
+
 // applyLandlock builds the ruleset of cfg and confines the calling
 // thread to it.
 func applyLandlock(cfg *Config) error {
@@ -546,6 +566,16 @@ func applyLandlock(cfg *Config) error {
 	for _, p := range cfg.DevFiles {
 		if err := addPath(p, 0, cfg.FileWrite); err != nil {
 			return err
+		}
+	}
+	if cfg.HandledNet&llConnectTCP != 0 {
+		for _, port := range cfg.ConnectPorts {
+			a := netPortAttr{allowed: llConnectTCP, port: uint64(port)}
+			_, _, errno := syscall.Syscall6(sysLandlockAddRule, uintptr(rs), landlockRuleNetPort,
+				uintptr(unsafe.Pointer(&a)), 0, 0, 0)
+			if errno != 0 {
+				return wrap("rule for port "+itoa(port), errno)
+			}
 		}
 	}
 	if _, _, errno := syscall.Syscall(sysLandlockRestrictSelf, uintptr(rs), 0, 0); errno != 0 {

@@ -111,6 +111,10 @@ type supervisor struct {
 	strict bool
 	euid   uint32
 	groups map[uint32]bool
+	// proxyPort, when not 0, makes connect(2) supervised too
+	// (connect_linux.go): the command may reach 127.0.0.1 on this port
+	// only.
+	proxyPort int
 }
 
 // newSupervisor opens the directories of cfg the command may write
@@ -122,7 +126,7 @@ func newSupervisor(cfg *Config) *supervisor {
 		return nil
 	}
 	s := &supervisor{listener: -1, strict: hasCapabilities(), euid: uint32(unix.Geteuid()),
-		groups: map[uint32]bool{uint32(unix.Getegid()): true}}
+		groups: map[uint32]bool{uint32(unix.Getegid()): true}, proxyPort: cfg.ProxyPort}
 	if gs, err := unix.Getgroups(); err == nil {
 		for _, g := range gs {
 			s.groups[uint32(g)] = true
@@ -152,7 +156,7 @@ func newSupervisor(cfg *Config) *supervisor {
 // install puts the notifying filter on the calling thread (the locked
 // one, which then forks the command) and keeps its listener.
 func (s *supervisor) install() error {
-	prog := metaFilter()
+	prog := metaFilter(s.proxyPort != 0)
 	fp := sockFprog{len: uint16(len(prog) / 8), filter: unsafe.Pointer(&prog[0])}
 	fd, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
 		unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&fp)))
@@ -164,9 +168,10 @@ func (s *supervisor) install() error {
 }
 
 // metaFilter is the notifying filter: the supervised calls of the native
-// architecture go to the helper, everything else is allowed (another
-// architecture's calls and x32's are the main filter's to refuse).
-func metaFilter() []byte {
+// architecture (and connect(2) when connects is set) go to the helper,
+// everything else is allowed (another architecture's calls and x32's are
+// the main filter's to refuse).
+func metaFilter(connects bool) []byte {
 	const (
 		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
@@ -176,6 +181,9 @@ func metaFilter() []byte {
 	nrs := make([]uint32, 0, len(metaCalls))
 	for nr := range metaCalls {
 		nrs = append(nrs, uint32(nr))
+	}
+	if connects {
+		nrs = append(nrs, unix.SYS_CONNECT)
 	}
 	// allow is the instruction after the last; notify the one after it.
 	var p []unix.SockFilter
@@ -216,6 +224,9 @@ func (s *supervisor) serve() {
 // answer does the call n stands for, if its object is the command's to
 // change, and returns its errno (0: done).
 func (s *supervisor) answer(n *seccompNotif) unix.Errno {
+	if n.nr == unix.SYS_CONNECT && s.proxyPort != 0 {
+		return s.connect(n)
+	}
 	kind, ok := metaCalls[n.nr]
 	if !ok {
 		return unix.ENOSYS

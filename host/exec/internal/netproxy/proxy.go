@@ -146,6 +146,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 // Addr is the listener's address, "127.0.0.1:PORT".
 func (s *Server) Addr() string { return s.addr.String() }
 
+// Port is the listener's port.
+func (s *Server) Port() int { return int(s.addr.Port()) }
+
 // Close stops the server and returns once every connection is closed
 // and every goroutine of the server has returned. It may be called more
 // than once.
