@@ -202,7 +202,7 @@ func TestHelperAttacksAsNobody(t *testing.T) {
 		// come through the exec as ambient ones).
 		"TestViewSecretsAbsent", "TestMetadataOutsideRefused", "TestViewProcShowsNoOutsideProcess",
 		"TestViewProtectedRefusedAtWrite", "TestViewProtectedParentSwapped", "TestViewSharedTmpAbsent",
-		"TestViewLinkedWorktree", "TestViewForgedWorktree"}
+		"TestViewLinkedWorktree", "TestViewForgedWorktree", "TestAllowNet"}
 	run := func(names []string, env ...string) {
 		t.Helper()
 		cmd := osexec.CommandContext(ctx, exe, "-test.run", "^("+strings.Join(names, "|")+")$", "-test.v", "-test.count", "1")
@@ -226,7 +226,7 @@ func TestHelperAttacksAsNobody(t *testing.T) {
 	// metadata attacks.
 	if landlockABI() != 0 && haveSeccomp && !testing.Short() && !raceEnabled { // under -race: .ci/run's own step
 		run([]string{"TestNoUserNSInner", "TestSandboxAttacks", "TestSandboxStillWorks", "TestHelperUnreachable",
-			"TestHelperSignals", "TestSandboxNoUnixSockets", "TestMetadataOutsideRefused", "TestMetadataLinkSwapRace"},
+			"TestHelperSignals", "TestSandboxNoUnixSockets", "TestMetadataOutsideRefused", "TestMetadataLinkSwapRace", "TestAllowNet"},
 			"AGENTHOST_TEST_NOUSERNS=1", "AGENTHOST_TEST_REFUSE_USERNS=1")
 	}
 }
