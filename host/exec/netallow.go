@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 
 	"github.com/agenthost/agenthost/host/exec/internal/netproxy"
 )
@@ -14,7 +15,7 @@ import (
 // byte no name may hold, a whole top-level domain such as "*.com", a
 // name outside ASCII: write it as punycode). The message names the
 // entry; nothing was started.
-var ErrBadAllowNet = errors.New("exec: Sandbox.AllowNet: not a host")
+var ErrBadAllowNet = errors.New("exec: --allow-net (Sandbox.AllowNet)")
 
 // nsProxyPort is where the proxy listens inside the network namespace
 // of a command (Sandbox.AllowNet with namespaces): the namespace is new
@@ -34,7 +35,9 @@ func allowList(sb *Sandbox) (*netproxy.AllowList, error) {
 	}
 	a, err := netproxy.ParseAllowList(sb.AllowNet)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadAllowNet, err)
+		// The proxy's own sentinels are internal: the text, without
+		// their package's name, says which entry and why.
+		return nil, fmt.Errorf("%w: %s", ErrBadAllowNet, strings.ReplaceAll(err.Error(), "netproxy: ", ""))
 	}
 	return a, nil
 }
