@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/cgi"
 	"net/http/httptest"
 	"net/netip"
 	"os"
@@ -95,6 +96,7 @@ type netFixture struct {
 	udpReached                 atomic.Int32
 	mu                         sync.Mutex
 	hosts                      []string
+	gitServer                  http.Handler // serves /repo.git/ when set (TestAllowNetGitClone)
 }
 
 func newNetFixture(t *testing.T) *netFixture {
@@ -106,6 +108,10 @@ func newNetFixture(t *testing.T) *netFixture {
 		t.Skip("skipped: needs python3")
 	}
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f.gitServer != nil && strings.HasPrefix(r.URL.Path, "/repo.git/") {
+			f.gitServer.ServeHTTP(w, r)
+			return
+		}
 		f.hits.Add(1)
 		f.mu.Lock()
 		f.hosts = append(f.hosts, r.Host)
@@ -269,5 +275,38 @@ func TestAllowNetEmptyIsNoNetwork(t *testing.T) {
 	must(t, err)
 	if out.Sandbox.On("netproxy") || strings.Contains(out.Stdout, "tcp ok") || !strings.HasPrefix(out.Stdout, "0\n") {
 		t.Errorf("an empty AllowNet gave a way out: %+v\n%s%s", out.Sandbox, out.Stdout, out.Stderr)
+	}
+}
+
+// TestAllowNetGitClone: git, through the proxy variables alone, clones
+// over HTTPS from an allowed host inside the sandbox (git's own
+// http-backend behind the test's TLS server) and gets the source's
+// commit.
+func TestAllowNetGitClone(t *testing.T) {
+	f := newNetFixture(t)
+	out, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		t.Skip("skipped: needs git")
+	}
+	backend := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
+	if _, err := os.Stat(backend); err != nil {
+		t.Skip("skipped: needs git-http-backend")
+	}
+	srv := filepath.Join(f.base, "srv")
+	src := filepath.Join(srv, "src")
+	must(t, os.MkdirAll(src, 0o755))
+	f.git(t, src, "init", "-q", "-b", "main")
+	f.git(t, src, "commit", "-q", "--allow-empty", "-m", "one")
+	f.git(t, srv, "clone", "-q", "--bare", src, filepath.Join(srv, "repo.git"))
+	want := f.git(t, src, "rev-parse", "HEAD")
+	f.gitServer = &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + srv, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + f.home}}
+
+	sb := f.sandbox()
+	sb.AllowNet = []string{"example.com:" + strconv.Itoa(f.tlsPort)}
+	url := "https://example.com:" + strconv.Itoa(f.tlsPort) + "/repo.git"
+	res, err := f.r.Exec(context.Background(), f.request("GIT_SSL_CAINFO=$PWD/ca.pem git clone -q "+url+" clone && git -C clone rev-parse HEAD", sb))
+	must(t, err)
+	if res.ExitCode != 0 || strings.TrimSpace(res.Stdout) != strings.TrimSpace(want) {
+		t.Fatalf("git clone through the proxy: exit %d, HEAD %q, want %q\n%s", res.ExitCode, res.Stdout, want, res.Stderr)
 	}
 }
