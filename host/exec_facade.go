@@ -45,6 +45,11 @@ var ErrNoSandbox = hostexec.ErrNoSandbox
 // the message names each path. The ExecOutput is complete.
 var ErrUnsafeWorkspace = hostexec.ErrUnsafeWorkspace
 
+// ErrBadAllowNet is wrapped by Exec's and RunCapture's error when
+// SandboxPolicy.AllowNet (or the request's) holds an entry that names no
+// host; the message names the entry. Nothing was started.
+var ErrBadAllowNet = hostexec.ErrBadAllowNet
+
 // ErrSecretDenied is wrapped by CheckSecret's error for a file the
 // sandbox denies commands (a denied path, beneath one, or a hard link to
 // one).
@@ -64,6 +69,10 @@ type ExecSandbox = hostexec.Sandbox
 // enforced and missing and the protected paths restored, as in
 // [hostexec.Report]: go doc github.com/agenthost/agenthost/host/exec Report.
 type SandboxReport = hostexec.Report
+
+// NetDenial is one host:port the proxy refused to a sandboxed command
+// (SandboxReport.NetDenied, SandboxPolicy.AllowNet).
+type NetDenial = hostexec.NetDenial
 
 // Exec runs req.Command through the shell (bash if on PATH, else sh; not a
 // login shell) in the directory req.Cwd, which is resolved like the cwd of

@@ -51,6 +51,9 @@ func (s *Server) addExecTools() {
 		s.log.Print("agent-host mcp: WARNING: exec and run_capture run commands UNCONFINED (the Host's sandbox is off)")
 	} else if p.Network {
 		confined = strings.Replace(confined, "has no network", "may use the network", 1)
+	} else if len(p.AllowNet) > 0 {
+		confined = strings.Replace(confined, "has no network", "reaches only these hosts, over HTTP(S) through the proxy its HTTPS_PROXY names: "+strings.Join(p.AllowNet, ", ")+
+			" (the result's sandbox.net_denied lists the hosts refused)", 1)
 	}
 	limits := fmt.Sprintf(" The default timeout is %s, the maximum %s; each output stream is cut to %d bytes (head and tail kept). "+
 		"The command's process group is killed at the timeout.",
