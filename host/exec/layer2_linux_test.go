@@ -149,7 +149,7 @@ func TestAttacksWithoutUserNamespaces(t *testing.T) {
 	names := []string{"TestSandboxAttacks", "TestProtectAttacks", "TestSandboxStillWorks", "TestSandboxDeniesMoreSecrets",
 		"TestSandboxScrubsMoreEnv", "TestHelperUnreachable", "TestHelperSignals",
 		"TestSandboxNoCapabilities", "TestSandboxNoUnixSockets", "TestGitDirLinksRemoved", "TestKilledRunPlantUndone",
-		"TestMetadataOutsideRefused", "TestMetadataLinkSwapRace", "TestAllowNet", "TestAllowNetEmptyIsNoNetwork", "TestAllowNetGitClone"}
+		"TestMetadataOutsideRefused", "TestMetadataLinkSwapRace", "TestAllowNet", "TestAllowNetEmptyIsNoNetwork", "TestAllowNetGitClone", "TestAllowNetPackageManagers"}
 	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
 	defer cancel()
 	cmd := osexec.CommandContext(ctx, "unshare", "--user", "--map-root-user", "sh", "-c",

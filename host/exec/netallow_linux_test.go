@@ -310,3 +310,68 @@ func TestAllowNetGitClone(t *testing.T) {
 		t.Fatalf("git clone through the proxy: exit %d, HEAD %q, want %q\n%s", res.ExitCode, res.Stdout, want, res.Stderr)
 	}
 }
+
+// TestAllowNetPackageManagers: npm, Go, pip and cargo, each pointed at
+// a registry on an allowed name over plain HTTP, reach it through the
+// proxy variables alone (the request arrives at the test's upstream by
+// way of the proxy; the answer is no registry's, so the tool then
+// fails, which is not what is tested). A tool that is not installed is
+// skipped, by name.
+func TestAllowNetPackageManagers(t *testing.T) {
+	f := newNetFixture(t)
+	hp := strconv.Itoa(f.httpPort)
+	reg := "http://allowed.test:" + hp
+	sb := f.sandbox()
+	sb.AllowNet = []string{"allowed.test:" + hp}
+	for _, c := range []struct{ tool, probe, cmd string }{
+		{"npm", "npm", "npm view left-pad --registry=" + reg + "/ --fetch-retries=0 --cache=$TMPDIR/npm-cache"},
+		{"go", "go", "GOTOOLCHAIN=local GOPROXY=" + reg + " GOSUMDB=off GOPATH=$TMPDIR/gopath GOMODCACHE=$TMPDIR/gomod GOFLAGS= go mod download example.com/m@v1.0.0"},
+		{"pip", "pip", "PIP_CONFIG_FILE=/dev/null $PY -m pip download --no-deps --no-cache-dir --retries 0 --trusted-host allowed.test --index-url " + reg + "/simple/ -d $TMPDIR/pip leftpad"},
+		{"cargo", "cargo", "CARGO_HOME=$TMPDIR/cargo cargo search --limit 1 --index sparse+" + reg + "/index/ leftpad"},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			if c.tool == "pip" {
+				if err := exec.Command(f.python, "-m", "pip", "--version").Run(); err != nil {
+					t.Skip("skipped: needs pip")
+				}
+			} else if _, err := exec.LookPath(c.probe); err != nil {
+				t.Skipf("skipped: needs %s", c.probe)
+			}
+			run := sb
+			if c.tool == "cargo" {
+				// rustup's cargo finds its toolchain in the user's
+				// RUSTUP_HOME, which the fake home has not: shown
+				// read-only.
+				rh := os.Getenv("RUSTUP_HOME")
+				if home, err := os.UserHomeDir(); rh == "" && err == nil {
+					rh = filepath.Join(home, ".rustup")
+				}
+				if _, err := os.Stat(rh); err == nil {
+					cp := *sb
+					cp.Read = append(append([]string(nil), sb.Read...), rh)
+					run = &cp
+					c.cmd = "RUSTUP_HOME=" + rh + " " + c.cmd
+				}
+			}
+			f.mu.Lock()
+			f.hosts = nil
+			f.mu.Unlock()
+			out, err := f.r.Exec(context.Background(), f.request(c.cmd+"; true", run))
+			must(t, err)
+			f.mu.Lock()
+			hosts := f.hosts
+			f.mu.Unlock()
+			if len(hosts) == 0 {
+				t.Fatalf("%s reached nothing through the proxy:\n%s%s", c.tool, out.Stdout, out.Stderr)
+			}
+			for _, h := range hosts {
+				if h != "allowed.test:"+hp {
+					t.Errorf("%s: a request for %q", c.tool, h)
+				}
+			}
+			if len(out.Sandbox.NetDenied) != 0 {
+				t.Errorf("%s: refused %+v", c.tool, out.Sandbox.NetDenied)
+			}
+		})
+	}
+}
