@@ -134,6 +134,14 @@ func (h *Host) CheckSandbox(ctx context.Context) (SandboxReport, error) {
 			tcp.Close()
 		}
 	}
+	if !policy.Network && len(policy.AllowNet) > 0 {
+		// The proxy answers, and refuses a name the policy does not
+		// name (".invalid" never resolves; it is refused before any
+		// lookup).
+		o, err := run(`p=${HTTP_PROXY#http://}; exec 3<>/dev/tcp/${p%:*}/${p##*:} && printf 'GET http://agenthost-check.invalid/ HTTP/1.1\r\nHost: agenthost-check.invalid\r\n\r\n' >&3 && head -c 12 <&3; true`)
+		held("net-by-name", err == nil && o.Stdout == "HTTP/1.1 403" && o.Sandbox != nil && len(o.Sandbox.NetDenied) == 1,
+			"the proxy of --allow-net did not refuse a host the policy does not name", "needs the sandbox helper (SandboxMain)")
+	}
 
 	// A daemon in a new session.
 	beat := filepath.Join(ws, "beat")

@@ -54,8 +54,12 @@ func TestSandboxCheck(t *testing.T) {
 	w := newWorld(t)
 	if err := exec.Command("unshare", "-Urm", "true").Run(); err == nil {
 		r := w.run("", "sandbox", "check")
-		if r.code != 0 || strings.Contains(r.stdout, "MISSING") || !strings.Contains(r.stdout, "ok      no-secret-read") {
+		if r.code != 0 || strings.Contains(r.stdout, "MISSING") || !strings.Contains(r.stdout, "ok      no-secret-read") || strings.Contains(r.stdout, "net-by-name") {
 			t.Errorf("sandbox check with user namespaces: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		r = w.run("", "sandbox", "check", "--allow-net", "allowed.test")
+		if r.code != 0 || strings.Contains(r.stdout, "MISSING") || !strings.Contains(r.stdout, "ok      net-by-name") || !strings.Contains(r.stdout, "ok      no-network") {
+			t.Errorf("sandbox check --allow-net with user namespaces: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
 	}
 	if err := exec.Command("unshare", "--user", "--map-root-user", "true").Run(); err != nil {
@@ -64,13 +68,13 @@ func TestSandboxCheck(t *testing.T) {
 	cmd := w.cmd()
 	cmd.Path, _ = exec.LookPath("unshare")
 	cmd.Args = []string{"unshare", "--user", "--map-root-user", "sh", "-c",
-		`echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"`, "sh", bin, "sandbox", "check"}
+		`echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"`, "sh", bin, "sandbox", "check", "--allow-net", "allowed.test"}
 	out, err := cmd.CombinedOutput()
 	ee, _ := err.(*exec.ExitError)
 	if ee == nil || ee.ExitCode() != 1 {
 		t.Errorf("sandbox check without user namespaces: want exit 1, got %v\n%s", err, out)
 	}
-	for _, want := range []string{"MISSING layer: namespaces", "MISSING no-outside-process", "ok      no-write-outside", "ok      no-network", "ok      no-secret-read", "ok      no-daemon-left", "ok      no-plant"} {
+	for _, want := range []string{"MISSING layer: namespaces", "MISSING no-outside-process", "ok      no-write-outside", "ok      no-network", "ok      no-secret-read", "ok      no-daemon-left", "ok      no-plant", "ok      net-by-name"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("sandbox check without user namespaces: no %q in\n%s", want, out)
 		}
