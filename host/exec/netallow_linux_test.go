@@ -55,6 +55,11 @@ for a in sys.argv[1:]:
             # a DNS query for allowed.test, to the test's own listener
             s.sendto(b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07allowed\x04test\x00\x00\x01\x00\x01", (h, int(p)))
             print(kind, "ok", arg)
+        elif kind == "listen":
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            s.listen(1)
+            print(kind, "ok", s.getsockname())
         elif kind == "proxyport-elsewhere":
             s = socket.socket()
             s.settimeout(5)
@@ -201,7 +206,7 @@ func TestAllowNet(t *testing.T) {
 		{"Host header", code + "-H 'Host: denied.test:" + hp + "' http://allowed.test:" + hp + "/", "403", 0, "allowed.test:" + hp, "Host header differs"},
 		{"rebinding", code + "http://rebind.test:" + hp + "/", "403", 0, "rebind.test:" + hp, "non-public address"},
 		{"noproxy", "curl --noproxy '*' -sS -m 5 http://127.0.0.1:" + hp + "/ || echo curl failed", "curl failed", 0, "", ""},
-		{"raw TCP", probe + "tcp=127.0.0.1:" + hp + " tcp=[::1]:" + hp + " proxyport-elsewhere", "tcp refused", 0, "", ""},
+		{"raw TCP", probe + "tcp=127.0.0.1:" + hp + " tcp=[::1]:" + hp + " proxyport-elsewhere listen", "tcp refused", 0, "", ""},
 		{"UDP and DNS", probe + "udp=127.0.0.1:" + strconv.Itoa(f.udpPort), "udp refused", 0, "", ""},
 		{"NUL byte", probe + "nul", "nul refused", 0, "", "not a host name"},
 		{"CONNECT in CONNECT", probe + "connect-in-connect=example.com:" + tp, "connect-in-connect refused", 0, "example.com:" + tp, "not TLS"},

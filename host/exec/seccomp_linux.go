@@ -32,7 +32,9 @@ import (
 //     (and AF_NETLINK in a namespace of its own): no UDP, so no DNS, no
 //     raw socket; and a send with MSG_FASTOPEN (EACCES), a TCP connect
 //     that does not pass connect(2), which the helper supervises where
-//     there is no namespace (meta_linux.go in the helper).
+//     there is no namespace (meta_linux.go in the helper); there,
+//     listen(2) too (EACCES): a socket listening on this machine's
+//     network would take connections from outside.
 //
 // Another architecture's calls (i386 or x32 on amd64) are refused with
 // ENOSYS, so the numbers below cannot be dodged.
@@ -111,6 +113,12 @@ func seccompRules(net netRule) []scRule {
 	case netNoneNS:
 		return append(rules, scRule{nr: unix.SYS_SOCKET, arg: 0, equal: unix.AF_NETLINK, unless: true, errno: unix.EACCES})
 	case netProxy, netProxyNS:
+		if net == netProxy {
+			// This machine's network: a listening socket would take
+			// connections from outside (Landlock's bind rule, ABI 4,
+			// refuses the bind too where the kernel has it).
+			rules = append(rules, scRule{nr: unix.SYS_LISTEN, arg: -1, errno: unix.EACCES})
+		}
 		return append(rules,
 			scRule{nr: unix.SYS_SOCKET, stream: true, unless: net == netProxyNS, errno: unix.EACCES},
 			scRule{nr: unix.SYS_SENDTO, arg: 3, mask: unix.MSG_FASTOPEN, errno: unix.EACCES},
