@@ -71,7 +71,8 @@ type ExecSandbox = hostexec.Sandbox
 type SandboxReport = hostexec.Report
 
 // NetDenial is one host:port the proxy refused to a sandboxed command
-// (SandboxReport.NetDenied, SandboxPolicy.AllowNet).
+// (SandboxReport.NetDenied, SandboxPolicy.AllowNet). Its fields are those
+// of [hostexec.NetDenial]: go doc github.com/agenthost/agenthost/host/exec NetDenial.
 type NetDenial = hostexec.NetDenial
 
 // Exec runs req.Command through the shell (bash if on PATH, else sh; not a

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/netip"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -31,18 +31,18 @@ func (s *Server) serve(c net.Conn) {
 	head, err := readHead(br)
 	if err != nil {
 		if errors.Is(err, errHeadTooLarge) {
-			reply(c, http.StatusRequestHeaderFieldsTooLarge, "the request head is larger than "+strconv.Itoa(s.cfg.MaxHeaderBytes)+" bytes")
+			reply(c, statusHeaderTooLarge, "the request head is larger than "+strconv.Itoa(s.cfg.MaxHeaderBytes)+" bytes")
 		}
 		return // a deadline (slowloris), a reset, or an early close
 	}
 	method, target, ok := requestLine(head)
 	if !ok {
-		reply(c, http.StatusBadRequest, "not an HTTP/1 request")
+		reply(c, statusBadRequest, "not an HTTP/1 request")
 		return
 	}
 	var last atomic.Int64
 	last.Store(time.Now().UnixNano())
-	if method == http.MethodConnect {
+	if method == "CONNECT" {
 		s.connect(c, br, lim, target, &last)
 		return
 	}
@@ -72,15 +72,15 @@ func reply(c net.Conn, status int, msg string) {
 	body := "agent-host proxy: " + msg + "\n"
 	c.SetWriteDeadline(time.Now().Add(time.Second))
 	fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
-		status, http.StatusText(status), len(body), body)
+		status, statusText(status), len(body), body)
 }
 
 // refuse records d and answers the client with 403 (400 for a bad name).
 func (s *Server) refuse(c net.Conn, d Denial) {
 	s.denied.add(d)
-	status := http.StatusForbidden
+	status := statusForbidden
 	if d.Reason == ReasonBadName {
-		status = http.StatusBadRequest
+		status = statusBadRequest
 	}
 	d.Count = 1
 	reply(c, status, d.Message())
@@ -173,7 +173,7 @@ func (s *Server) connect(c net.Conn, br *bufio.Reader, lim *headLimit, target st
 		return
 	}
 	if err != nil {
-		reply(c, http.StatusBadGateway, err.Error())
+		reply(c, statusBadGateway, err.Error())
 		return
 	}
 	defer up.Close()
@@ -222,48 +222,25 @@ func sniMatches(h Host, sni string) bool {
 	return err == nil && name == h.Name
 }
 
-// hopHeaders are the connection's own headers, not forwarded.
-var hopHeaders = []string{
-	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
-	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
-	"Expect",
-}
-
-func dropHopHeaders(h http.Header) {
-	for _, v := range h.Values("Connection") {
-		for f := range strings.SplitSeq(v, ",") {
-			if f = textproto.TrimString(f); f != "" {
-				h.Del(f)
-			}
-		}
-	}
-	for _, k := range hopHeaders {
-		h.Del(k)
-	}
-}
-
 // plain serves one absolute-URI HTTP request and closes: what the client
-// sends after it is never read, so no second request (a CONNECT
-// included) rides on this stream.
+// sends after it (its body framed by Content-Length or chunked) is never
+// read, so no second request (a CONNECT included) rides on this stream.
+// The request goes upstream with "Connection: close", and the response
+// comes back as the upstream sent it, its first head without the
+// connection's own headers, until the upstream closes.
 func (s *Server) plain(c net.Conn, br *bufio.Reader, head []byte, last *atomic.Int64) {
-	tp := textproto.NewReader(bufio.NewReader(bytes.NewReader(head)))
-	tp.ReadLine()
-	mh, err := tp.ReadMIMEHeader()
+	method, target, _ := requestLine(head)
+	mh, err := mimeHeader(head)
 	if err != nil {
-		reply(c, http.StatusBadRequest, "malformed header")
+		reply(c, statusBadRequest, "malformed header")
 		return
 	}
-	hostHeaders := mh.Values("Host")
-	req, err := http.ReadRequest(bufio.NewReader(io.MultiReader(bytes.NewReader(head), br)))
-	if err != nil {
-		reply(c, http.StatusBadRequest, "malformed request: "+err.Error())
+	u, err := url.ParseRequestURI(target)
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		reply(c, statusBadRequest, "this is a proxy: send CONNECT for TLS, or an absolute http:// URI")
 		return
 	}
-	if req.URL.Scheme != "http" || req.URL.Host == "" {
-		reply(c, http.StatusBadRequest, "this is a proxy: send CONNECT for TLS, or an absolute http:// URI")
-		return
-	}
-	hostText, portText := req.URL.Hostname(), req.URL.Port()
+	hostText, portText := u.Hostname(), u.Port()
 	if portText == "" {
 		portText = "80"
 	}
@@ -272,8 +249,14 @@ func (s *Server) plain(c net.Conn, br *bufio.Reader, head []byte, last *atomic.I
 		s.refuse(c, *d)
 		return
 	}
+	hostHeaders := mh.Values("Host")
 	if len(hostHeaders) > 1 || (len(hostHeaders) == 1 && !hostAgrees(hostHeaders[0], h, port)) {
 		s.refuse(c, Denial{Host: h.String(), Port: port, Reason: ReasonHost, Detail: quote(strings.Join(hostHeaders, ", "))})
+		return
+	}
+	body, err := requestBody(mh)
+	if err != nil {
+		reply(c, statusBadRequest, err.Error())
 		return
 	}
 	up, d, err := s.dial(h, port)
@@ -282,7 +265,7 @@ func (s *Server) plain(c net.Conn, br *bufio.Reader, head []byte, last *atomic.I
 		return
 	}
 	if err != nil {
-		reply(c, http.StatusBadGateway, err.Error())
+		reply(c, statusBadGateway, err.Error())
 		return
 	}
 	defer up.Close()
@@ -292,27 +275,109 @@ func (s *Server) plain(c net.Conn, br *bufio.Reader, head []byte, last *atomic.I
 	c.SetDeadline(time.Time{})
 	toUp := idleConn{up, s.cfg.IdleTimeout, last}
 	toClient := idleConn{c, s.cfg.IdleTimeout, last}
-	dropHopHeaders(req.Header)
-	req.RequestURI = ""
-	req.Close = true
-	if err := req.Write(toUp); err != nil {
-		reply(c, http.StatusBadGateway, "sending the request: "+err.Error())
+	if strings.EqualFold(mh.Get("Expect"), "100-continue") {
+		// Answered here, not passed on: the body follows at once.
+		if _, err := io.WriteString(toClient, statusContinueMessage); err != nil {
+			return
+		}
+	}
+	if len(hostHeaders) == 0 {
+		mh.Set("Host", u.Host)
+	}
+	dropHopHeaders(mh, "Expect")
+	mh.Set("Connection", "close")
+	bw := bufio.NewWriterSize(toUp, 4096)
+	bw.WriteString(method + " " + u.RequestURI() + " HTTP/1.1\r\n")
+	writeHeader(bw, mh)
+	if err := bw.Flush(); err != nil {
+		reply(c, statusBadGateway, "sending the request: "+err.Error())
 		return
 	}
+	if err := body.copy(toUp, br, s.cfg.MaxHeaderBytes); err != nil {
+		reply(c, statusBadGateway, "sending the request: "+err.Error())
+		return
+	}
+
 	ulim := &headLimit{r: toUp, n: s.cfg.MaxHeaderBytes}
-	resp, err := http.ReadResponse(bufio.NewReaderSize(ulim, 4096), req)
+	ur := bufio.NewReaderSize(ulim, 4096)
+	rhead, err := readHead(ur)
 	if err != nil {
-		reply(c, http.StatusBadGateway, "reading the response: "+err.Error())
+		reply(c, statusBadGateway, "reading the response: "+err.Error())
 		return
 	}
 	ulim.n = -1
-	defer resp.Body.Close()
-	dropHopHeaders(resp.Header)
-	resp.Close = true
-	bw := bufio.NewWriterSize(toClient, s.cfg.BufferSize)
-	if err := resp.Write(bw); err == nil {
-		bw.Flush()
+	status, _, _ := bytes.Cut(rhead, []byte("\n"))
+	if !bytes.HasPrefix(status, []byte("HTTP/1.")) {
+		reply(c, statusBadGateway, "reading the response: not an HTTP/1 response")
+		return
 	}
+	rh, err := mimeHeader(rhead)
+	if err != nil {
+		reply(c, statusBadGateway, "reading the response: malformed header")
+		return
+	}
+	dropHopHeaders(rh)
+	rh.Set("Connection", "close")
+	cw := bufio.NewWriterSize(toClient, s.cfg.BufferSize)
+	cw.Write(bytes.TrimRight(status, "\r"))
+	cw.WriteString("\r\n")
+	writeHeader(cw, rh)
+	if _, err := ur.WriteTo(cw); err == nil {
+		cw.Flush()
+	}
+}
+
+// mimeHeader parses the header fields of head (a request or response
+// head whose first line is skipped).
+func mimeHeader(head []byte) (textproto.MIMEHeader, error) {
+	tp := textproto.NewReader(bufio.NewReader(bytes.NewReader(head)))
+	if _, err := tp.ReadLine(); err != nil {
+		return nil, err
+	}
+	return tp.ReadMIMEHeader()
+}
+
+// writeHeader writes h, in key order, and the empty line.
+func writeHeader(w *bufio.Writer, h textproto.MIMEHeader) {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range h[k] {
+			// ReadMIMEHeader leaves no CR or LF inside a value.
+			w.WriteString(k + ": " + v + "\r\n")
+		}
+	}
+	w.WriteString("\r\n")
+}
+
+// hopHeaders are the connection's own headers, not forwarded. The
+// framing headers (Transfer-Encoding, Content-Length) are kept: the body
+// is passed on in the framing it came in.
+var hopHeaders = []string{
+	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Upgrade",
+}
+
+// dropHopHeaders removes hopHeaders, more, and the fields the
+// Connection header names (but the framing ones) from h.
+func dropHopHeaders(h textproto.MIMEHeader, more ...string) {
+	for _, v := range h.Values("Connection") {
+		for f := range strings.SplitSeq(v, ",") {
+			if f = textproto.TrimString(f); f != "" && !isFraming(f) {
+				h.Del(f)
+			}
+		}
+	}
+	for _, k := range append(hopHeaders, more...) {
+		h.Del(k)
+	}
+}
+
+func isFraming(field string) bool {
+	return strings.EqualFold(field, "Transfer-Encoding") || strings.EqualFold(field, "Content-Length")
 }
 
 // hostAgrees reports whether a Host header names h on port (80 when it
