@@ -162,6 +162,14 @@ func TestIndexV4GrowingNamesRefused(t *testing.T) {
 	if !errors.Is(err, ErrIndexUnsupported) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("IsIgnored: %v, want ErrIndexUnsupported naming %s", err, path)
 	}
+	// The reason says what the names would take (each its own: "xa",
+	// "xxa", …, 2+3+…+16001 bytes).
+	if total := 16_001*16_002/2 - 1; !strings.Contains(err.Error(), fmt.Sprintf("expanding to %d bytes", total)) {
+		t.Errorf("IsIgnored: %v, want the %d bytes the names take", err, total)
+	}
+	if testing.Verbose() {
+		t.Log(err)
+	}
 	if !ignored {
 		t.Error("a.log not ignored (the answer without the index)")
 	}
