@@ -33,7 +33,8 @@ import (
 // report, wrapped with the index's path and the reason, for an index this
 // package cannot use: a split index ("link" extension, core.splitIndex), a
 // sparse index ("sdir", sparse directory entries), another extension git
-// marks as required, an index version other than 2, 3 and 4, or a
+// marks as required, an index file over maxIndexFileSize
+// (ErrIndexTooLarge), an index version other than 2, 3 and 4, or a
 // version 4 index whose prefix-compressed names expand to more than
 // maxIndexExpansion times the file's size (git reads it, at a cost
 // quadratic in the file: a 2 MB index can hold 500 MB of names). The
