@@ -90,6 +90,7 @@ type Server struct {
 	lending atomic.Bool // Run serves a LineTransport that splices them
 
 	walkHint atomic.Int64 // entries the last walk call found, to size the next one's buffers
+	heavy    heavySlots   // turns of the heavy tools (heavy.go)
 
 	stop  context.Context // Run's context: when it is done, calls in flight are cancelled
 	ready chan struct{}   // closed when the tools are registered
@@ -102,7 +103,7 @@ func New(h *host.Host, opts Options) (*Server, error) {
 	if h == nil {
 		return nil, errors.New("mcpserver: nil Host")
 	}
-	s := &Server{h: h, opts: opts, pub: opts.Publisher, log: opts.Log, stop: context.Background(), schemas: map[string]*jsonschema.Schema{}}
+	s := &Server{h: h, opts: opts, pub: opts.Publisher, log: opts.Log, stop: context.Background(), schemas: map[string]*jsonschema.Schema{}, heavy: newHeavySlots()}
 	if s.log == nil {
 		s.log = log.Default()
 	}
@@ -313,6 +314,12 @@ func invoke[In, Out any](s *Server, ctx context.Context, name string, req *mcp.C
 	defer cancel()
 	defer context.AfterFunc(s.stop, cancel)()
 	s.waitRoots(ctx)
+	leave, err := s.heavy.enter(ctx, name) // a burst of heavy calls queues (heavy.go)
+	if err != nil {
+		var zero Out
+		return nil, zero, err
+	}
+	defer leave()
 	rt := &runTool[In, Out]{name: name, in: in, raw: req.Params.Arguments, fn: fn, hooks: hooks}
 	ir, err := s.invoker.Invoke(ctx, rt, tools.Call{Input: req.Params.Arguments})
 	if err != nil {

@@ -271,7 +271,9 @@ type cachedFile struct {
 	compiledBase string
 	compiledFold bool
 
-	// For an index file: data decoded, for indexGen.
+	// For an index file (isIndex: read up to maxIndexFileSize, not
+	// maxIgnoreFileSize): data decoded, for indexGen.
+	isIndex  bool
 	index    *gitIndex
 	indexGen uint64
 }
@@ -382,6 +384,10 @@ func (f *cachedFile) loadAt(c *Cache, now int64, at int) *cachedFile {
 	seq := f.loads
 	c.statCalls++
 	path, follow, statOnly := f.path, f.follow, f.statOnly
+	limit := int64(maxIgnoreFileSize)
+	if f.isIndex {
+		limit = maxIndexFileSize
+	}
 	unchanged := func(k fileKey) bool { return f.checked != 0 && k == f.key && !f.racy }
 	c.mu.Unlock()
 	var key fileKey
@@ -407,10 +413,10 @@ func (f *cachedFile) loadAt(c *Cache, now int64, at int) *cachedFile {
 	var data []byte
 	var jailed bool
 	if at >= 0 {
-		key, data = readAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:], statOnly, key)
+		key, data = readAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:], statOnly, key, limit)
 		jailed = c.Jail != nil && c.Jail.Contains(path)
 	} else {
-		key, data, jailed = c.readFile(path, follow, statOnly, key)
+		key, data, jailed = c.readFile(path, follow, statOnly, key, limit)
 	}
 	if !follow && key.isLink {
 		key = fileKey{}

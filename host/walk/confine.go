@@ -78,10 +78,10 @@ type DirFdOpener interface {
 }
 
 // readFile reads (or, with statOnly, only identifies) path for load, whose
-// stat by path gave key. It returns the file's key and contents and
-// whether they were read through c.Jail. Without a Jail, or for a file
+// stat by path gave key. It returns the file's key and contents (none for
+// a file over limit bytes) and whether they were read through c.Jail. Without a Jail, or for a file
 // that stays outside the roots, it reads by path.
-func (c *Cache) readFile(path string, follow, statOnly bool, key fileKey) (fileKey, []byte, bool) {
+func (c *Cache) readFile(path string, follow, statOnly bool, key fileKey, limit int64) (fileKey, []byte, bool) {
 	j := c.Jail
 	if !key.exists {
 		// Nothing there by path; through the jail there could only be less.
@@ -93,13 +93,13 @@ func (c *Cache) readFile(path string, follow, statOnly bool, key fileKey) (fileK
 			p, inside = j.EnterRoots(path, follow)
 		}
 		if inside {
-			k, data := readJailed(j, p, follow, statOnly)
+			k, data := readJailed(j, p, follow, statOnly, limit)
 			return k, data, true
 		}
 	}
 	var data []byte
 	if !statOnly && !key.isDir {
-		data, _ = readFileNoFollow(path, follow)
+		data, _ = readFileNoFollow(path, follow, limit)
 	}
 	return key, data, false
 }

@@ -275,6 +275,6 @@ func readFileAt(_ *Cache, d dirHandle, name, _ string) ([]byte, error) {
 		return nil, err
 	}
 	defer unix.Close(fd)
-	data, _, err := readRegular(fd)
+	data, _, err := readRegular(fd, maxIgnoreFileSize)
 	return data, err
 }

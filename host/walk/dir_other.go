@@ -143,8 +143,8 @@ func typeAt(d dirHandle, name string) entryType {
 func readFileAt(c *Cache, d dirHandle, name, path string) ([]byte, error) {
 	p := filepath.Join(string(d), name)
 	if c.Jail != nil && c.Jail.Contains(p) {
-		_, data := readJailed(c.Jail, p, false, false)
+		_, data := readJailed(c.Jail, p, false, false, maxIgnoreFileSize)
 		return data, nil
 	}
-	return readFileNoFollow(p, false)
+	return readFileNoFollow(p, false, maxIgnoreFileSize)
 }

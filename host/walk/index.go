@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -32,13 +33,26 @@ import (
 // report, wrapped with the index's path and the reason, for an index this
 // package cannot use: a split index ("link" extension, core.splitIndex), a
 // sparse index ("sdir", sparse directory entries), another extension git
-// marks as required, an index version other than 2, 3 and 4, or a
+// marks as required, an index file over maxIndexFileSize
+// (ErrIndexTooLarge), an index version other than 2, 3 and 4, or a
 // version 4 index whose prefix-compressed names expand to more than
 // maxIndexExpansion times the file's size (git reads it, at a cost
 // quadratic in the file: a 2 MB index can hold 500 MB of names). The
 // answer given with it is the one without the index (as with NoIndex), so
 // tracked files that the rules ignore are missing from it.
 var ErrIndexUnsupported = errors.New("git index not supported")
+
+// ErrIndexTooLarge is reported like ErrIndexUnsupported, which it wraps
+// (errors.Is matches both), for an index file over maxIndexFileSize
+// (1 GiB): it is not read, and the answer is the one without the index.
+// An index up to that size is read whole, as git reads it (an index of a
+// few million entries takes a few hundred MB, in git as here).
+var ErrIndexTooLarge = fmt.Errorf("%w: index file too large", ErrIndexUnsupported)
+
+// maxIndexFileSize is the largest index file read. The index is not an
+// ignore file, whose limit (maxIgnoreFileSize, git's 100 MiB) it once
+// shared: the index of a monorepo of a million files or more passes that.
+const maxIndexFileSize = 1 << 30
 
 // ErrIndexCorrupt is reported like ErrIndexUnsupported for an index that
 // git refuses to read, or that cannot be decoded: a truncated file, an
@@ -230,7 +244,7 @@ func decodeNames(ctx context.Context, data []byte) (_ []string, sorted bool, _ e
 	}
 	var arena []byte // version 4: the names, laid out
 	if version == 4 {
-		pos, prevLen, size := indexHeaderLen, 0, 0
+		pos, prevLen, size := indexHeaderLen, 0, uint64(0) // size: no overflow at any count
 		for i := uint32(0); i < count; i++ {
 			if err := look(i); err != nil {
 				return nil, false, err
@@ -248,16 +262,18 @@ func decodeNames(ctx context.Context, data []byte) (_ []string, sorted bool, _ e
 				return nil, false, corruptIndex(fmt.Sprintf("bad name length: %d in the flags, %d in the entry", e.flagLen, n))
 			}
 			if i > 0 && e.strip == 0 {
-				size += e.end - e.name // shares the name before it
+				size += uint64(e.end - e.name) // shares the name before it
 			} else {
-				size += n
-			}
-			if size > maxIndexExpansion*len(data) {
-				return nil, false, fmt.Errorf("%w: version 4 names expanding to more than %d times the file's %d bytes", ErrIndexUnsupported, maxIndexExpansion, len(data))
+				size += uint64(n)
 			}
 			prevLen, pos = n, next
 		}
-		arena = make([]byte, 0, size)
+		// Counted to the end (linear, nothing kept), so that the error
+		// says what git would hold.
+		if size > maxIndexExpansion*uint64(len(data)) || size > math.MaxInt {
+			return nil, false, fmt.Errorf("%w: version 4 names expanding to %d bytes, more than %d times the file's %d (git reads them at a cost quadratic in the file)", ErrIndexUnsupported, size, maxIndexExpansion, len(data))
+		}
+		arena = make([]byte, 0, int(size))
 	}
 	names := make([]string, 0, count)
 	pos := indexHeaderLen

@@ -162,6 +162,14 @@ func TestIndexV4GrowingNamesRefused(t *testing.T) {
 	if !errors.Is(err, ErrIndexUnsupported) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("IsIgnored: %v, want ErrIndexUnsupported naming %s", err, path)
 	}
+	// The reason says what the names would take (each its own: "xa",
+	// "xxa", …, 2+3+…+16001 bytes).
+	if total := 16_001*16_002/2 - 1; !strings.Contains(err.Error(), fmt.Sprintf("expanding to %d bytes", total)) {
+		t.Errorf("IsIgnored: %v, want the %d bytes the names take", err, total)
+	}
+	if testing.Verbose() {
+		t.Log(err)
+	}
 	if !ignored {
 		t.Error("a.log not ignored (the answer without the index)")
 	}
@@ -296,18 +304,25 @@ func TestIndexDecodeCancel(t *testing.T) {
 	tmpl := v4Template(t, e)
 	var strips []int
 	var rests []string
-	for k := range 200_000 { // d/0000000, d/0000001, …
-		strips = append(strips, min(k, 7))
+	for k := range 200_000 { // d/0000000, d/0000001, …: each keeps "d/"
+		strips = append(strips, 7)
 		rests = append(rests, fmt.Sprintf("%07d", k))
 		if k == 0 {
-			rests[0] = "d/0000000"
+			strips[0], rests[0] = 0, "d/0000000"
 		}
 	}
 	data := v4Index(tmpl, strips, rests)
-	want, err := decodeIndexNames(data)
+	// What a decoding not cancelled must give is what git lists (parseIndex
+	// sorts; the names are in order here, so its file order is git's too).
+	writeIndex(t, e, data)
+	out, err := e.g.Command(e.repo, "git", "ls-files", "-z").Output()
 	must(t, err)
-	if len(want) != 200_000 {
-		t.Fatalf("%d names", len(want))
+	want := nulList(out)
+	if len(want) != 200_000 || want[1] != "d/0000001" {
+		t.Fatalf("git lists %d names (%.3q…)", len(want), want)
+	}
+	if ix := parseIndex(context.Background(), data, "idx"); ix.err != nil || !slices.Equal(ix.names, want) {
+		t.Fatalf("parseIndex: %v, %d names, not git's", ix.err, len(ix.names))
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -318,7 +333,6 @@ func TestIndexDecodeCancel(t *testing.T) {
 		}
 	})
 
-	writeIndex(t, e, data)
 	c := e.cache()
 	defer c.Close()
 	c.mu.Lock()
@@ -331,11 +345,17 @@ func TestIndexDecodeCancel(t *testing.T) {
 	}
 
 	var wg sync.WaitGroup
-	for i := range 8 {
+	// The last one has no deadline: at least one decoding ends, among the
+	// cancelled ones, and its names are compared.
+	for i := range 9 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i)*time.Millisecond)
+			d := time.Duration(i) * time.Millisecond
+			if i == 8 {
+				d = time.Hour
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), d)
 			defer cancel()
 			start := time.Now()
 			ix := parseIndex(ctx, data, "idx")
@@ -346,7 +366,7 @@ func TestIndexDecodeCancel(t *testing.T) {
 				}
 			case !errors.Is(ix.err, context.DeadlineExceeded):
 				t.Errorf("decoding: %v", ix.err)
-			case time.Since(start) > time.Duration(i)*time.Millisecond+time.Second:
+			case time.Since(start) > d+time.Second:
 				t.Errorf("cancelled after %v", time.Since(start))
 			}
 		}()

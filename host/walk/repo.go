@@ -150,6 +150,11 @@ func (c *Cache) loadRepo(ctx context.Context, root string, now int64) *repoInfo 
 	}
 	r.exclude = rulesOf(dep(filepath.Join(r.commonDir, "info", "exclude")))
 	r.indexFile = c.file(filepath.Join(r.gitDir, "index"), true, false)
+	if !r.indexFile.isIndex {
+		// Read up to maxIndexFileSize from now on; an entry that a config
+		// include made first was read to maxIgnoreFileSize, so look again.
+		r.indexFile.isIndex, r.indexFile.checked = true, 0
+	}
 	return r
 }
 
@@ -164,6 +169,16 @@ func (c *Cache) indexFor(ctx context.Context, r *repoInfo, now int64) *gitIndex 
 	f := r.indexFile.load(c, now)
 	if f.index != nil && f.indexGen == f.gen {
 		return f.index
+	}
+	if f.key.exists && !f.key.isDir && f.key.size > 0 && len(f.data) == 0 {
+		// Not read: over maxIndexFileSize, or it failed. Never taken for
+		// an absent index, which would change what is tracked.
+		ix := &gitIndex{err: fmt.Errorf("%s: %w: %d bytes, could not be read", f.path, ErrIndexUnsupported, f.key.size)}
+		if f.key.size > maxIndexFileSize {
+			ix.err = fmt.Errorf("%s: %w: %d bytes, over the %d this package reads", f.path, ErrIndexTooLarge, f.key.size, maxIndexFileSize)
+		}
+		f.index, f.indexGen = ix, f.gen
+		return ix
 	}
 	data, gen, path := f.data, f.gen, f.path
 	c.mu.Unlock()

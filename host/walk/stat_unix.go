@@ -73,9 +73,10 @@ func closeDirFd(fd int) { unix.Close(fd) }
 // directory open on dirfd, which the caller opened through the jail: a
 // symbolic link counts as absent, the file is opened relative to the
 // descriptor with O_NOFOLLOW (nothing is looked up by path), and only a
-// regular file is read. key is what statKeyAt gave a moment before: an
-// absent, link or statOnly key is the answer without another call.
-func readAt(dirfd int, name string, statOnly bool, key fileKey) (fileKey, []byte) {
+// regular file is read, of at most limit bytes. key is what statKeyAt
+// gave a moment before: an absent, link or statOnly key is the answer
+// without another call.
+func readAt(dirfd int, name string, statOnly bool, key fileKey, limit int64) (fileKey, []byte) {
 	if !key.exists || key.isLink {
 		return fileKey{}, nil
 	}
@@ -89,15 +90,15 @@ func readAt(dirfd int, name string, statOnly bool, key fileKey) (fileKey, []byte
 		return fileKey{}, nil
 	}
 	defer unix.Close(fd)
-	return readOpened(fd, false)
+	return readOpened(fd, false, limit)
 }
 
-// readFileNoFollow reads a whole regular file by path; without follow a
-// final symbolic link is refused, as git refuses to follow an in-tree
-// .gitignore link. Anything but a regular file is refused (see
-// readRegular). The open itself cannot wait: O_NONBLOCK lets a FIFO open
-// without a writer.
-func readFileNoFollow(path string, follow bool) ([]byte, error) {
+// readFileNoFollow reads a whole regular file of at most limit bytes by
+// path; without follow a final symbolic link is refused, as git refuses
+// to follow an in-tree .gitignore link. Anything but a regular file is
+// refused (see readRegular). The open itself cannot wait: O_NONBLOCK lets
+// a FIFO open without a writer.
+func readFileNoFollow(path string, follow bool, limit int64) ([]byte, error) {
 	flags := unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK
 	if !follow {
 		flags |= unix.O_NOFOLLOW
@@ -107,7 +108,7 @@ func readFileNoFollow(path string, follow bool) ([]byte, error) {
 		return nil, err
 	}
 	defer unix.Close(fd)
-	data, _, err := readRegular(fd)
+	data, _, err := readRegular(fd, limit)
 	return data, err
 }
 
@@ -118,12 +119,13 @@ func readFileNoFollow(path string, follow bool) ([]byte, error) {
 // bytes after an fstat, sees a FIFO as an empty file, and no rules is what
 // both answers give. Reads are raw read(2) calls on the descriptor, never
 // through Go's poller (which would park a goroutine on a non-blocking
-// descriptor until it is readable). A file over maxIgnoreFileSize is
-// refused with EFBIG (git's limit for pattern files; config files share
-// it, where git has none: a config of that size is not one). A read that
+// descriptor until it is readable). A file over limit bytes is refused
+// with EFBIG (maxIgnoreFileSize, git's limit for pattern files, for every
+// file but the index; config files share it, where git has none: a config
+// of that size is not one). A read that
 // returns exactly the size fstat gave is taken for the end (git reads
 // st_size bytes); a file that grew since is read to its end.
-func readRegular(fd int) ([]byte, fileKey, error) {
+func readRegular(fd int, limit int64) ([]byte, fileKey, error) {
 	var st unix.Stat_t
 	if _, err := retryEINTR(func() (int, error) { return 0, unix.Fstat(fd, &st) }); err != nil {
 		return nil, fileKey{}, err
@@ -132,7 +134,7 @@ func readRegular(fd int) ([]byte, fileKey, error) {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return nil, key, unix.EINVAL
 	}
-	if st.Size > maxIgnoreFileSize {
+	if st.Size > limit {
 		return nil, key, unix.EFBIG
 	}
 	buf := make([]byte, 0, st.Size+1)
@@ -154,7 +156,7 @@ func readRegular(fd int) ([]byte, fileKey, error) {
 			// without a read that returns 0 to say so.
 			return buf, key, nil
 		}
-		if len(buf) > maxIgnoreFileSize {
+		if int64(len(buf)) > limit {
 			return nil, key, unix.EFBIG
 		}
 	}
@@ -167,8 +169,9 @@ func readRegular(fd int) ([]byte, fileKey, error) {
 // roots, as git follows it for info/exclude and config files); without,
 // j opens the directory and the file is looked at and opened relative to
 // it with O_NOFOLLOW (a final link counts as absent, as for git's
-// .gitignore). Any error, including an escape, gives absent.
-func readJailed(j Jail, path string, follow, statOnly bool) (key fileKey, data []byte) {
+// .gitignore). A regular file over limit bytes gives its key without
+// data. Any other error, including an escape, gives absent.
+func readJailed(j Jail, path string, follow, statOnly bool, limit int64) (key fileKey, data []byte) {
 	name := path
 	if !follow {
 		name = filepath.Dir(path)
@@ -177,7 +180,7 @@ func readJailed(j Jail, path string, follow, statOnly bool) (key fileKey, data [
 			if fd, err := d.OpenDirFd(name); err == nil {
 				defer unix.Close(fd)
 				base := filepath.Base(path)
-				return readAt(fd, base, statOnly, statKeyAt(fd, base))
+				return readAt(fd, base, statOnly, statKeyAt(fd, base), limit)
 			}
 		}
 	}
@@ -193,7 +196,7 @@ func readJailed(j Jail, path string, follow, statOnly bool) (key fileKey, data [
 	_ = rc.Control(func(fdp uintptr) {
 		fd := int(fdp)
 		if follow {
-			key, data = readOpened(fd, statOnly)
+			key, data = readOpened(fd, statOnly, limit)
 			return
 		}
 		base := filepath.Base(path)
@@ -216,14 +219,14 @@ func readJailed(j Jail, path string, follow, statOnly bool) (key fileKey, data [
 			return
 		}
 		defer unix.Close(ffd)
-		key, data = readOpened(ffd, false)
+		key, data = readOpened(ffd, false, limit)
 	})
 	return key, data
 }
 
 // readOpened returns the key of the file open on fd and, unless statOnly,
-// its contents when it is a regular file.
-func readOpened(fd int, statOnly bool) (fileKey, []byte) {
+// its contents when it is a regular file of at most limit bytes.
+func readOpened(fd int, statOnly bool, limit int64) (fileKey, []byte) {
 	if statOnly {
 		var st unix.Stat_t
 		if _, err := retryEINTR(func() (int, error) { return 0, unix.Fstat(fd, &st) }); err != nil {
@@ -231,7 +234,7 @@ func readOpened(fd int, statOnly bool) (fileKey, []byte) {
 		}
 		return keyOf(&st), nil
 	}
-	data, key, err := readRegular(fd)
+	data, key, err := readRegular(fd, limit)
 	if err != nil {
 		return key, nil
 	}

@@ -25,7 +25,7 @@ func TestReadRegularWhole(t *testing.T) {
 		if err := os.WriteFile(p, want, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readFileNoFollow(p, false)
+		got, err := readFileNoFollow(p, false, maxIgnoreFileSize)
 		if err != nil {
 			t.Fatalf("%d bytes: %v", n, err)
 		}

@@ -42,7 +42,7 @@ func statKey(path string, follow bool) fileKey {
 // readFileNoFollow reads a whole regular file; without follow a symbolic
 // link is refused (checked before opening: Windows has no O_NOFOLLOW), and
 // anything but a regular file is refused before a read.
-func readFileNoFollow(path string, follow bool) ([]byte, error) {
+func readFileNoFollow(path string, follow bool, limit int64) ([]byte, error) {
 	if !follow {
 		if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink != 0 {
 			return nil, os.ErrNotExist
@@ -53,13 +53,13 @@ func readFileNoFollow(path string, follow bool) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	_, data, err := readRegularFile(f)
+	_, data, err := readRegularFile(f, limit)
 	return data, err
 }
 
-// readRegularFile reads f if it is a regular file of at most
-// maxIgnoreFileSize bytes, and returns its key either way.
-func readRegularFile(f *os.File) (fileKey, []byte, error) {
+// readRegularFile reads f if it is a regular file of at most limit bytes,
+// and returns its key either way.
+func readRegularFile(f *os.File, limit int64) (fileKey, []byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return fileKey{}, nil, err
@@ -68,11 +68,11 @@ func readRegularFile(f *os.File) (fileKey, []byte, error) {
 	if !fi.Mode().IsRegular() {
 		return key, nil, errNotRegular
 	}
-	if fi.Size() > maxIgnoreFileSize {
+	if fi.Size() > limit {
 		return key, nil, errTooLarge
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxIgnoreFileSize+1))
-	if err != nil || len(b) > maxIgnoreFileSize {
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil || int64(len(b)) > limit {
 		return key, nil, errTooLarge
 	}
 	return key, b, nil
@@ -88,7 +88,7 @@ var (
 // open: Windows has no openat, so that check and the open are separate
 // steps (a link swapped in between is still resolved by j, inside the
 // roots only).
-func readJailed(j Jail, path string, follow, statOnly bool) (fileKey, []byte) {
+func readJailed(j Jail, path string, follow, statOnly bool, limit int64) (fileKey, []byte) {
 	if !follow {
 		if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink != 0 {
 			return fileKey{}, nil
@@ -106,7 +106,7 @@ func readJailed(j Jail, path string, follow, statOnly bool) (fileKey, []byte) {
 		}
 		return fileKey{exists: true, isDir: fi.IsDir(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}, nil
 	}
-	key, data, _ := readRegularFile(f)
+	key, data, _ := readRegularFile(f, limit)
 	return key, data
 }
 
@@ -122,7 +122,7 @@ func isDirPath(path string) bool {
 func statKeyAt(dirfd int, name string) fileKey { return fileKey{} }
 
 // readAt: see statKeyAt.
-func readAt(dirfd int, name string, statOnly bool, key fileKey) (fileKey, []byte) {
+func readAt(dirfd int, name string, statOnly bool, key fileKey, limit int64) (fileKey, []byte) {
 	return fileKey{}, nil
 }
 
