@@ -26,7 +26,8 @@
 # against git check-ignore on 10,000 sampled paths of tree/, and the whole
 # check-ignore --stdin process against git's, both with --no-index, with
 # the output to a regular file, a pipe and /dev/null and the paths in walk
-# and in random order (bench/walk/cistdin; peak RSS through /usr/bin/time). With
+# order (a run of the walk), random order and sparse (every k-th entry of
+# the walk) (bench/walk/cistdin; peak RSS through /usr/bin/time). With
 # REF=.../server-filesystem/dist/index.js (npm install
 # @modelcontextprotocol/server-filesystem), last the MCP walk tool of a
 # plain copy of GOROOT (goroot-plain/, no .git) against that reference
@@ -128,7 +129,7 @@ echo "== IsPathIgnored vs git check-ignore --stdin, 10,000 paths of tree/"
 [ -f "$work/paths.txt" ] || "$work/bin/ignorebench" -repo "$work/tree" -write-paths "$work/paths.txt"
 "$work/bin/ignorebench" -repo "$work/tree" -paths "$work/paths.txt" -n "$rounds" -git-index=false
 
-echo "== check-ignore --stdin --no-index, whole processes, 10,000 paths of tree/: output to a file, a pipe and /dev/null, paths in walk and random order (bench/walk/cistdin)"
+echo "== check-ignore --stdin --no-index, whole processes, 10,000 paths of tree/: output to a file, a pipe and /dev/null, paths in walk, random and sparse order (bench/walk/cistdin)"
 "$work/bin/cistdin" -repo "$work/tree" -bin "$work/bin/agent-host" -n "$rounds"
 
 if [ -n "${REF:-}" ]; then

@@ -128,7 +128,11 @@ func workTreeTop() string {
 // "source:line:pattern<TAB>path" as git does (with -n, "::<TAB>path" for
 // a path no rule matches), -q prints nothing, --no-index judges tracked
 // paths by the rules too. With --stdin the paths are read one per line
-// (NUL-ended with -z, which also ends every output field with NUL).
+// (NUL-ended with -z, which also ends every output field with NUL) and
+// judged in batches of what could be read without waiting: the answers
+// to every path read so far are written out before a read that waits, so
+// a program that writes one path and waits for its answer gets it
+// (readPathBatches).
 func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, hf := newFlagSet("check-ignore", stderr)
 	fromStdin := fs.Bool("stdin", false, "read the paths from standard input, one per line")

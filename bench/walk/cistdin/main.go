@@ -2,20 +2,20 @@
 // check-ignore --stdin" in every output mode git tells apart, in one run:
 // standard output a regular file (git buffers), a pipe that this program
 // drains and /dev/null (git flushes after every path for both), each with
-// the paths in walk order and in random order.
+// the paths in walk order, in random order and sparse (see writePaths).
 //
 // Usage:
 //
 //	cistdin -repo DIR -bin AGENT-HOST [-n 11] [-count 10000] [-seed 1] [-args "--no-index"]
 //
-// The paths are every k-th entry of a walk of DIR (files and
-// directories, .git left out, in the walk's lexical order; k makes about
-// count of them), and the same paths shuffled. Standard input is a
-// regular file holding them. Before timing, each side runs once per mode
+// The paths are count consecutive entries of a walk of DIR (files and
+// directories, .git left out, in the walk's lexical order), the same
+// paths shuffled, and every k-th entry of the whole walk (see
+// writePaths). Standard input is a regular file holding them. Before timing, each side runs once per mode
 // and order and the outputs and exit statuses are compared byte for byte
 // (git is the oracle; /dev/null's cannot be read, its exit status is
-// compared). Then every round runs all twelve commands (two sides, three
-// modes, two orders) in a rotating order, so that none always runs first
+// compared). Then every round runs all eighteen commands (two sides,
+// three modes, three orders) in a rotating order, so that none always runs first
 // on a loaded machine; last, three runs of each under /usr/bin/time give its
 // peak RSS (see run.once). It prints, for each mode and order, the medians of
 // wall time and CPU time (user+system) and peak RSS of each side, and our
@@ -60,15 +60,18 @@ func main() {
 	tmp, err := os.MkdirTemp("", "cistdin-")
 	check(err)
 	defer os.RemoveAll(tmp)
-	walkFile, randFile := filepath.Join(tmp, "walk.txt"), filepath.Join(tmp, "random.txt")
-	n, err := writePaths(*repo, walkFile, randFile, *count, *seed)
+	orders := []string{"walk", "random", "sparse"}
+	inputs := map[string]string{}
+	for _, o := range orders {
+		inputs[o] = filepath.Join(tmp, o+".txt")
+	}
+	n, err := writePaths(*repo, inputs, *count, *seed)
 	check(err)
 	fmt.Printf("%d paths of %s, %d rounds, args %q\n", n, *repo, *rounds, *extra)
 
-	inputs := map[string]string{"walk": walkFile, "random": randFile}
 	var runs []*run
 	for _, mode := range []string{"file", "pipe", "null"} {
-		for _, order := range []string{"walk", "random"} {
+		for _, order := range orders {
 			for _, side := range []string{"git", "ours"} {
 				argv := append([]string{*gitBin, "check-ignore", "--stdin"}, strings.Fields(*extra)...)
 				if side == "ours" {
@@ -193,10 +196,14 @@ func (x *run) once(dir, in, tmp string, viaTime bool) (out []byte, code int, wal
 	return out, code, wall, cpu, rssKiB
 }
 
-// writePaths writes about count paths of repo (every k-th entry of a
-// lexical walk, .git left out) to walkFile in walk order and to randFile
-// shuffled, and returns how many it wrote.
-func writePaths(repo, walkFile, randFile string, count int, seed uint64) (int, error) {
+// writePaths writes count paths of repo, from a lexical walk of it
+// (files and directories, .git left out), in three orders: walk, a run of
+// count consecutive entries from the middle of the walk, as a tool that
+// pipes a subtree's paths sends them; random, the same paths shuffled;
+// and sparse, every k-th entry of the whole walk in walk order (k making
+// count of them), where nearly every path is in a directory not met
+// before. It returns how many paths each file holds.
+func writePaths(repo string, files map[string]string, count int, seed uint64) (int, error) {
 	var all []string
 	err := filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -214,17 +221,23 @@ func writePaths(repo, walkFile, randFile string, count int, seed uint64) (int, e
 	if err != nil {
 		return 0, err
 	}
+	count = min(count, len(all))
+	start := (len(all) - count) / 2
+	run := slices.Clone(all[start : start+count])
 	k := max(1, len(all)/count)
-	var picked []string
-	for i := k - 1; i < len(all) && len(picked) < count; i += k {
-		picked = append(picked, all[i])
+	var sparse []string
+	for i := k - 1; i < len(all) && len(sparse) < count; i += k {
+		sparse = append(sparse, all[i])
 	}
-	if err := os.WriteFile(walkFile, []byte(strings.Join(picked, "\n")+"\n"), 0o644); err != nil {
-		return 0, err
-	}
+	shuffled := slices.Clone(run)
 	r := rand.New(rand.NewPCG(seed, 7))
-	r.Shuffle(len(picked), func(i, j int) { picked[i], picked[j] = picked[j], picked[i] })
-	return len(picked), os.WriteFile(randFile, []byte(strings.Join(picked, "\n")+"\n"), 0o644)
+	r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for order, paths := range map[string][]string{"walk": run, "random": shuffled, "sparse": sparse} {
+		if err := os.WriteFile(files[order], []byte(strings.Join(paths, "\n")+"\n"), 0o644); err != nil {
+			return 0, err
+		}
+	}
+	return count, nil
 }
 
 func median[T int64 | time.Duration](v []T) T {
