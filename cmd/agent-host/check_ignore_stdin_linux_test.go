@@ -162,7 +162,8 @@ func firstDiff(a, b []byte) int {
 // TestCheckIgnoreStdinAnswersEachPathAtOnce: a program that writes one
 // path into a real pipe and waits for its answer on another (an editor
 // does this) gets it, path after path, each within a deadline, while the
-// process keeps running; the answers are git's for the same paths.
+// process keeps running; the answers are git's for the same paths, and an
+// edit to an ignore file made during the session is seen.
 func TestCheckIgnoreStdinAnswersEachPathAtOnce(t *testing.T) {
 	w, e := ignoreWorld(t)
 	inR, inW, err := os.Pipe()
@@ -209,6 +210,32 @@ func TestCheckIgnoreStdinAnswersEachPathAtOnce(t *testing.T) {
 		if got != want {
 			t.Errorf("answer for %q: %q, git %q", p, got, want)
 		}
+	}
+	// A session sees an edit made during it (no watches: each batch
+	// re-checks by stat what it uses, at most RecheckInterval old), where
+	// git answers from the rules it read first.
+	ask := func(p string) string {
+		t.Helper()
+		if _, err := io.WriteString(inW, p+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if err := outR.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := answers.ReadString('\n')
+		if err != nil {
+			t.Fatalf("answer for %q: %v (got %q)", p, err, got)
+		}
+		return got
+	}
+	if got := ask("src/notes.md"); got != "::\tsrc/notes.md\n" {
+		t.Fatalf("src/notes.md before the edit: %q", got)
+	}
+	w.file("src/.gitignore", []byte("*.tmp\n!important.tmp\ngen/\n*.md\n"))
+	time.Sleep(20 * time.Millisecond) // past walk.RecheckInterval
+	want, _ := e.Run(t, w.ws, "src/notes.md\n", "check-ignore", "--stdin", "-v", "-n")
+	if got := ask("src/notes.md"); got != want {
+		t.Errorf("src/notes.md after src/.gitignore was edited: %q, git (a new process) %q", got, want)
 	}
 	inW.Close()
 	waited := make(chan error, 1)
