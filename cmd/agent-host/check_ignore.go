@@ -332,13 +332,3 @@ func splitNUL(data []byte, atEOF bool) (advance int, token []byte, err error) {
 	}
 	return 0, nil, nil
 }
-
-// isRegularFile reports whether w is an *os.File on a regular file.
-func isRegularFile(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode().IsRegular()
-}
