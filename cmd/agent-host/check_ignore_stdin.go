@@ -16,6 +16,11 @@ var errJudged = errors.New("check-ignore: a path could not be judged")
 // is near it.
 const maxStdinPath = 1 << 20
 
+// checkIgnoreBatchBytes bounds a batch's paths in bytes as well (paths of
+// up to maxStdinPath bytes would otherwise let checkIgnoreBatch of them
+// hold 16 GiB).
+const checkIgnoreBatchBytes = 4 << 20
+
 // readPathBatches reads paths from in, one per line (NUL-ended with nul;
 // empty ones skipped), and hands them to judge in batches: a batch is
 // every path that could be read without waiting, up to checkIgnoreBatch.
@@ -25,18 +30,20 @@ const maxStdinPath = 1 << 20
 // output is not a regular file), while one that writes many at once, or
 // a file, gets batches: one freshness check and one resolution per
 // directory for many paths. Memory is bounded: a batch holds at most
-// checkIgnoreBatch paths, a line at most maxStdinPath bytes.
+// checkIgnoreBatch paths and about checkIgnoreBatchBytes, a line at most
+// maxStdinPath bytes.
 //
 // It returns nil at the end of the input, errJudged when judge returned
 // false, or the error reading in (bufio.ErrTooLong for a longer line).
 func readPathBatches(in io.Reader, nul bool, out *bufio.Writer, judge func([]string) bool) error {
 	var pending []string
+	size := 0 // the bytes of pending's paths
 	refused := false
 	flush := func() error {
 		if len(pending) > 0 {
 			ok := judge(pending)
 			clear(pending) // the strings go with the batch
-			pending = pending[:0]
+			pending, size = pending[:0], 0
 			if !ok {
 				refused = true
 				return errJudged
@@ -52,11 +59,12 @@ func readPathBatches(in io.Reader, nul bool, out *bufio.Writer, judge func([]str
 	for sc.Scan() {
 		if p := sc.Text(); p != "" {
 			pending = append(pending, p)
+			size += len(p)
 		}
-		if len(pending) >= checkIgnoreBatch {
+		if len(pending) >= checkIgnoreBatch || size >= checkIgnoreBatchBytes {
 			ok := judge(pending)
 			clear(pending)
-			pending = pending[:0]
+			pending, size = pending[:0], 0
 			if !ok {
 				return errJudged
 			}

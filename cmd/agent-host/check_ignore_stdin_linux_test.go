@@ -337,6 +337,34 @@ func TestReadPathBatches(t *testing.T) {
 	if fmt.Sprint(sizes) != fmt.Sprint([]int{checkIgnoreBatch, checkIgnoreBatch, 5}) {
 		t.Errorf("%d paths from a regular file: batches %v", n, sizes)
 	}
+
+	// Long lines: a batch is bounded in bytes too (16,384 lines of 1 MiB
+	// would be 16 GiB).
+	long := strings.Repeat("x", 100<<10)
+	big.Reset()
+	for range 100 {
+		big.WriteString(long + "\n")
+	}
+	if err := os.WriteFile(f, []byte(big.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in2, err := os.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in2.Close()
+	batches = make(chan int, 16)
+	if err := readPathBatches(in2, false, bw, judge); err != nil {
+		t.Fatal(err)
+	}
+	close(batches)
+	sizes = sizes[:0]
+	for b := range batches {
+		sizes = append(sizes, b)
+	}
+	if fmt.Sprint(sizes) != fmt.Sprint([]int{41, 41, 18}) {
+		t.Errorf("100 paths of 100 KiB: batches %v, want at most 4 MiB each", sizes)
+	}
 }
 
 // syncBuffer is a bytes.Buffer that a test reads while another
