@@ -270,12 +270,13 @@ func TestReadPathBatches(t *testing.T) {
 	}
 	errc := make(chan error, 1)
 
-	// The *os.File itself: the queued count is seen.
+	// A pipe: what is queued when the reader gets to it is one batch.
 	r2, w2, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r2.Close()
+	defer w2.Close() // on a failure, ends the reader below
 	if _, err := w2.WriteString(lines.String()); err != nil {
 		t.Fatal(err)
 	}
