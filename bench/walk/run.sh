@@ -24,7 +24,10 @@
 # MILLION=1, also million/ (gentree -files 1000000, about 4 GB of inodes
 # and 10 minutes to build once) against rg --files. Then IsPathIgnored
 # against git check-ignore on 10,000 sampled paths of tree/, and the whole
-# check-ignore --stdin process against git's, both with --no-index. With
+# check-ignore --stdin process against git's, both with --no-index, with
+# the output to a regular file, a pipe and /dev/null and the paths in walk
+# order (a run of the walk), random order and sparse (every k-th entry of
+# the walk) (bench/walk/cistdin; peak RSS through /usr/bin/time). With
 # REF=.../server-filesystem/dist/index.js (npm install
 # @modelcontextprotocol/server-filesystem), last the MCP walk tool of a
 # plain copy of GOROOT (goroot-plain/, no .git) against that reference
@@ -38,6 +41,7 @@ mkdir -p "$work/bin"
 (cd "$repo" && CGO_ENABLED=0 go build -o "$work/bin/agent-host" ./cmd/agent-host \
   && go build -o "$work/bin/cmpbench" ./bench/walk/cmpbench \
   && go build -o "$work/bin/ignorebench" ./bench/walk/ignorebench \
+  && go build -o "$work/bin/cistdin" ./bench/walk/cistdin \
   && go build -o "$work/bin/gentree" ./bench/walk/gentree \
   && CGO_ENABLED=0 go build -o "$work/bin/floor" ./bench/walk/floor)
 fd=$(command -v fdfind || command -v fd || true)
@@ -125,13 +129,8 @@ echo "== IsPathIgnored vs git check-ignore --stdin, 10,000 paths of tree/"
 [ -f "$work/paths.txt" ] || "$work/bin/ignorebench" -repo "$work/tree" -write-paths "$work/paths.txt"
 "$work/bin/ignorebench" -repo "$work/tree" -paths "$work/paths.txt" -n "$rounds" -git-index=false
 
-echo "== check-ignore --stdin --no-index, whole processes, 10,000 paths of tree/"
-printf '#!/bin/sh\nexec %s check-ignore --stdin --no-index < %s\n' "$work/bin/agent-host" "$work/paths.txt" > "$work/bin/ci-agent-host"
-printf '#!/bin/sh\nexec git check-ignore --stdin --no-index < %s\n' "$work/paths.txt" > "$work/bin/ci-git"
-chmod +x "$work/bin/ci-agent-host" "$work/bin/ci-git"
-"$work/bin/cmpbench" -n "$rounds" -dir "$work/tree" \
-  "git=$work/bin/ci-git" \
-  "agent-host=$work/bin/ci-agent-host"
+echo "== check-ignore --stdin --no-index, whole processes, 10,000 paths of tree/: output to a file, a pipe and /dev/null, paths in walk, random and sparse order (bench/walk/cistdin)"
+"$work/bin/cistdin" -repo "$work/tree" -bin "$work/bin/agent-host" -n "$rounds"
 
 if [ -n "${REF:-}" ]; then
   echo "== MCP walk of goroot-plain/ vs the reference server's directory_tree"

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,16 +28,21 @@ func init() {
 // cannot be read.
 const checkIgnoreFatal = 128
 
-// checkIgnoreBatch is how many --stdin paths are judged as one batch when
-// the output is a regular file (nobody waits for each answer): one
-// freshness check, and each distinct parent directory resolved through the
-// jail once, per batch (Host.CheckIgnore). Paths are a few dozen bytes, so
-// a batch holds a few MiB at most.
-const checkIgnoreBatch = 1 << 16
+// checkIgnoreBatch is the most --stdin paths judged as one batch (one
+// freshness check, and each distinct parent directory resolved through
+// the jail once, per batch: Host.CheckIgnore). A batch is what can be read
+// without waiting (readPathBatches), so it is this large only when the
+// input is a file or a full pipe. Paths are a few dozen bytes and a
+// result about a hundred, so a batch holds a few MiB at most.
+const checkIgnoreBatch = 1 << 14
 
 // checkIgnoreMemLimit is the heap size at which check-ignore's collector
-// runs (it is off below it).
-const checkIgnoreMemLimit = 256 << 20
+// runs (it is off below it): the bound on the process's heap, whatever
+// the number of paths (the walk cache's share is bounded by walk's
+// maxCacheBytes, 32 MiB of its own estimate, a batch by
+// checkIgnoreBatch). A run of a few thousand paths ends before the
+// collector ever runs.
+const checkIgnoreMemLimit = 32 << 20
 
 // gcOff counts the check-ignore calls running in this process (tests run
 // several at once), so that the collector's settings are changed by the
@@ -44,7 +51,8 @@ var gcOff struct {
 	sync.Mutex
 	n   int
 	pct int
-	lim int64
+	lim int64 // the limit before the first call
+	cur int64 // the limit set now (0: the caller's, left alone)
 }
 
 // collectLess turns the collector off below checkIgnoreMemLimit and
@@ -54,8 +62,10 @@ func collectLess() func() {
 	if gcOff.n == 0 {
 		gcOff.pct = debug.SetGCPercent(-1)
 		gcOff.lim = debug.SetMemoryLimit(checkIgnoreMemLimit)
+		gcOff.cur = checkIgnoreMemLimit
 		if gcOff.lim < checkIgnoreMemLimit {
 			debug.SetMemoryLimit(gcOff.lim) // GOMEMLIMIT asked for less
+			gcOff.cur = 0
 		}
 	}
 	gcOff.n++
@@ -67,6 +77,26 @@ func collectLess() func() {
 			debug.SetMemoryLimit(gcOff.lim)
 		}
 		gcOff.Unlock()
+	}
+}
+
+// roomForLive raises the heap limit collectLess set to twice the live
+// heap when the live heap has passed half of it (a repository whose
+// index alone is tens of MiB): the collector would otherwise run again
+// and again for little. The limit then follows what the repository
+// needs, not the number of paths.
+func roomForLive() {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	live := int64(s[0].Value.Uint64())
+	gcOff.Lock()
+	defer gcOff.Unlock()
+	if gcOff.n > 0 && gcOff.cur > 0 && live > gcOff.cur/2 {
+		gcOff.cur = 2 * live
+		debug.SetMemoryLimit(gcOff.cur)
 	}
 }
 
@@ -98,7 +128,11 @@ func workTreeTop() string {
 // "source:line:pattern<TAB>path" as git does (with -n, "::<TAB>path" for
 // a path no rule matches), -q prints nothing, --no-index judges tracked
 // paths by the rules too. With --stdin the paths are read one per line
-// (NUL-ended with -z, which also ends every output field with NUL).
+// (NUL-ended with -z, which also ends every output field with NUL) and
+// judged in batches of what could be read without waiting: the answers
+// to every path read so far are written out before a read that waits, so
+// a program that writes one path and waits for its answer gets it
+// (readPathBatches).
 func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, hf := newFlagSet("check-ignore", stderr)
 	fromStdin := fs.Bool("stdin", false, "read the paths from standard input, one per line")
@@ -145,28 +179,19 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		return fail(stderr, "check-ignore", err, 2)
 	}
 	defer h.Close()
-	// Paths answered one at a time (--stdin to a pipe or a terminal,
-	// where another program may wait for each answer, perhaps for a long
-	// session) are judged from the walk cache's inotify watches: each
-	// answer is then one poll and no stat, where without them every
-	// answer after the Recheck interval would look at its directories
-	// again (a 10,000-path run made 14 times git's system calls). Paths
-	// judged in batches (the arguments, or --stdin to a file) are read
-	// once: watches would cost more than they save.
-	if !*fromStdin || isRegularFile(stdout) {
-		h.OneShot()
-		// A one-shot process with a bounded working set (the walk cache
-		// is bounded, a batch is at most checkIgnoreBatch paths): collect
-		// only past a memory limit, not every few MiB (a tenth of a
-		// 10,000-path run was the collector). Answering one path at a
-		// time, each answer leaves a little garbage, for as long as the
-		// session lasts: the collector stays on.
-		defer collectLess()()
-	}
+	// One process, one short-lived cache: no inotify watches (they cost
+	// more to set up than a batch saves; each batch re-checks what it
+	// uses by stat instead, so a long session still sees edits), and the
+	// collector held back to a fixed heap size (checkIgnoreMemLimit),
+	// which bounds the process whatever the number of paths: the walk
+	// cache is bounded (walk's maxCacheBytes), a batch holds at most
+	// checkIgnoreBatch paths, and the rest is garbage.
+	h.OneShot()
+	defer collectLess()()
 
 	ctx := context.Background()
 	cwd := cliCwd(h)
-	out := bufio.NewWriter(stdout)
+	out := bufio.NewWriterSize(stdout, 64<<10)
 	defer out.Flush()
 	opts := host.CheckIgnoreOptions{NoIndex: *noIndex, VerdictOnly: !*verbose && !hf.json, Pathspec: true}
 	anyIgnored := false
@@ -177,6 +202,7 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 			args[i] = cliPath(p) // "~x" is a file of that name
 		}
 		res, err := h.CheckIgnore(ctx, cwd, args, opts)
+		defer roomForLive()
 		if err != nil {
 			out.Flush()
 			warn(stderr, "check-ignore", err, checkIgnoreFatal)
@@ -231,39 +257,12 @@ func cmdCheckIgnore(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		return true
 	}
 	if *fromStdin {
-		// As git does, answer path by path when the output is a pipe or a
-		// terminal (another program may be waiting for each answer), and
-		// in batches when it is a file.
-		batch := checkIgnoreBatch
-		if !isRegularFile(stdout) {
-			batch = 1
-		}
-		sc := bufio.NewScanner(stdin)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		if *nul {
-			sc.Split(splitNUL)
-		}
-		var pending []string
-		for sc.Scan() {
-			if p := sc.Text(); p != "" {
-				pending = append(pending, p)
-			}
-			if len(pending) >= batch {
-				if !judge(pending) {
-					return checkIgnoreFatal
-				}
-				pending = pending[:0]
-				if batch == 1 {
-					out.Flush()
-				}
-			}
-		}
-		if err := sc.Err(); err != nil {
+		switch err := readPathBatches(stdin, *nul, out, judge); {
+		case errors.Is(err, errJudged):
+			return checkIgnoreFatal
+		case err != nil:
 			out.Flush()
 			return fatal(err.Error())
-		}
-		if len(pending) > 0 && !judge(pending) {
-			return checkIgnoreFatal
 		}
 	} else if !judge(pos) {
 		return checkIgnoreFatal
@@ -332,14 +331,4 @@ func splitNUL(data []byte, atEOF bool) (advance int, token []byte, err error) {
 		return len(data), data, nil
 	}
 	return 0, nil, nil
-}
-
-// isRegularFile reports whether w is an *os.File on a regular file.
-func isRegularFile(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode().IsRegular()
 }
