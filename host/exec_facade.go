@@ -114,20 +114,6 @@ func (h *Host) ExecUnconfined(ctx context.Context, req ExecRequest) (ExecOutput,
 	return h.exec(ctx, req, false)
 }
 
-// PrestartSandbox starts, in the background, the sandbox helper that
-// the Host's next sandboxed Exec will take, so that its start overlaps
-// what the program does until then. It is for a program that is about
-// to run one sandboxed command (agent-host exec); a Host that runs
-// commands one after another keeps a helper waiting by itself from its
-// second run on. It does nothing when the Host's sandbox policy is Off
-// or no helper can be started; the helper, which holds nothing of a
-// command, ends with Close or with this process.
-func (h *Host) PrestartSandbox() {
-	if p := h.cfg.Sandbox; !p.Off {
-		h.runner.Prestart(p.Network)
-	}
-}
-
 func (h *Host) exec(ctx context.Context, req ExecRequest, confine bool) (ExecOutput, error) {
 	dir, canon, err := h.openDir(ctx, req.Cwd)
 	if err != nil {

@@ -94,9 +94,6 @@ func cmdExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "exec", err, 2)
 	}
 	defer h.Close()
-	// The sandbox helper starts now, while the Host finds the start
-	// directory, the roots and the sandbox's set-up, not after them.
-	h.PrestartSandbox()
 	// One command and exit: the sandbox's look at whether the workspace
 	// is a git work tree (Sandbox.WorkTree, through the Host's walk) sets
 	// up no inotify watches. Setting up three and closing them at exit

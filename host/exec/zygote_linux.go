@@ -160,12 +160,6 @@ func (z *zygote) ran(exe string, flags uintptr, epoch uint64) {
 	if z.runs < 2 || z.starting != nil || z.waiting != nil {
 		return
 	}
-	z.startLocked(exe, flags)
-}
-
-// startLocked starts a helper in the background, which becomes the
-// waiting one; z.mu is held.
-func (z *zygote) startLocked(exe string, flags uintptr) {
 	done := make(chan struct{})
 	z.starting, z.startFlags = done, flags
 	go func() {
@@ -181,45 +175,6 @@ func (z *zygote) startLocked(exe string, flags uintptr) {
 			h.end()
 		}
 	}()
-}
-
-// Prestart starts, in the background, the helper that this Runner's next
-// sandboxed run takes, for a program that knows it is about to run one
-// (agent-host exec, which runs one command and exits): the helper's
-// start as a Go process and its namespaces, about a third of a
-// sandboxed command's cost, then overlap what the program does before
-// the run (opening the Host, the start directory, the roots, the
-// sandbox's own set-up) instead of following it. network is whether that
-// run has SandboxPolicy.Network (its namespaces differ: a run whose
-// namespaces do not match ends the helper and starts its own). It does
-// nothing when a helper is waiting or starting already, when none can be
-// started (SandboxMain not called, no executable), or inside another
-// sandboxed run (where namespaces are refused). The helper waits as the
-// Runner's waiting helper does (docs/adr/0012): with nothing of a
-// command, ended by Close, gone when this process dies.
-func (r *Runner) Prestart(network bool) {
-	if helperUnavailable() != "" || inOuterRun() {
-		return
-	}
-	var flags uintptr
-	if !nsBroken.Load() {
-		flags = uintptr(nsFlags)
-		if network {
-			flags &^= unix.CLONE_NEWNET
-		}
-	}
-	r.zyg.prestart(*helperExe(), flags)
-}
-
-// prestart starts a helper in the background in the namespaces flags
-// names, unless one is waiting or starting.
-func (z *zygote) prestart(exe string, flags uintptr) {
-	z.mu.Lock()
-	defer z.mu.Unlock()
-	if z.starting != nil || z.waiting != nil {
-		return
-	}
-	z.startLocked(exe, flags)
 }
 
 // settle waits for a helper start in progress.

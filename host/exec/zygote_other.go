@@ -7,6 +7,3 @@ package exec
 type zygote struct{}
 
 func (z *zygote) close() {}
-
-// Prestart does nothing where there is no helper (see the Linux one).
-func (r *Runner) Prestart(network bool) {}
