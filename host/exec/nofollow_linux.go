@@ -157,7 +157,12 @@ func readDirNoFollow(root, rel string) ([]dirent, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), rel)
+	return direntsOf(os.NewFile(uintptr(fd), rel))
+}
+
+// direntsOf lists the directory f, with each entry's type as getdents
+// gives it, and closes f.
+func direntsOf(f *os.File) ([]dirent, error) {
 	defer f.Close()
 	ents, err := f.ReadDir(-1)
 	out := make([]dirent, 0, len(ents))

@@ -134,6 +134,7 @@ func (p *protectSnap) scan(first bool) map[string]protEntry {
 		for _, rel := range p.watch[i] {
 			w.recordIfExists(rel)
 		}
+		w.closeDirs()
 		if first {
 			p.watch[i] = w.named
 		}
@@ -172,6 +173,9 @@ type protWalker struct {
 	// kept counts the bytes of contents kept so far, against
 	// maxKeptBytes; shared by the walks of all roots of one scan.
 	kept *int64
+	// dirs are the directories the walk reached from the root and keeps
+	// open until it ends (protect_dirs_linux.go), by relative path.
+	dirs map[string]int
 }
 
 func protKey(idx int, rel string) string { return string(rune('0'+idx)) + "\x00" + rel }
@@ -389,7 +393,7 @@ func (w *protWalker) gitDir(rel, work string, also ...string) {
 // logs/HEAD -> ~/.bashrc would have the user's next commit append to a
 // file a shell runs. Links that were there before the run are kept.
 func (w *protWalker) gitLinks(rel string) {
-	ents, err := readDirNoFollow(w.root, rel)
+	ents, err := w.readDir(rel)
 	if err != nil {
 		return
 	}
@@ -407,7 +411,7 @@ func (w *protWalker) gitLinks(rel string) {
 // (reflogs nest as refs do; in objects/ only the fan-out directories
 // themselves matter), at most 16 levels down.
 func (w *protWalker) gitLinksBelow(dir string, deep bool, depth int) {
-	ents, err := readDirNoFollow(w.root, dir)
+	ents, err := w.readDir(dir)
 	if err != nil || depth > 16 {
 		return
 	}
@@ -432,7 +436,7 @@ func (w *protWalker) gitLinksBelow(dir string, deep bool, depth int) {
 func (w *protWalker) repoConfig(rel string) []gitconfig.Entry {
 	l := &gitconfig.Loader{
 		Once:     true,
-		ReadFile: func(rel string) ([]byte, error) { return readFileNoFollow(w.root, rel) },
+		ReadFile: w.readFile,
 		Resolve: func(from, p string) []string {
 			irel := w.inRoot(p, path.Dir(from))
 			if p == "" || irel == "" {
@@ -565,21 +569,29 @@ func readConfigFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), name)
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxProtectedBytes {
+	// Bare system calls: an os.File of a descriptor opened O_NONBLOCK
+	// is offered to the runtime's poller first (three more calls a
+	// file, and the user's configs are read at every scan).
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxProtectedBytes {
 		return nil, unix.EINVAL
 	}
-	b := make([]byte, fi.Size())
-	n, _ := f.Read(b)
+	b := make([]byte, st.Size)
+	n, err := unix.Read(fd, b)
+	for err == unix.EINTR {
+		n, err = unix.Read(fd, b)
+	}
+	if n < 0 {
+		n = 0
+	}
 	return b[:n], nil
 }
 
 // nestedGitDirs records the git directories beneath rel (.git/modules
 // names may hold slashes; .git/worktrees has one level).
 func (w *protWalker) nestedGitDirs(rel string) {
-	ents, err := readDirNoFollow(w.root, rel)
+	ents, err := w.readDir(rel)
 	if err != nil {
 		return
 	}
@@ -588,7 +600,7 @@ func (w *protWalker) nestedGitDirs(rel string) {
 			continue
 		}
 		crel := path.Join(rel, e.name)
-		if _, err := lstatNoFollow(w.root, path.Join(crel, "HEAD")); err == nil {
+		if _, err := w.lstat(path.Join(crel, "HEAD")); err == nil {
 			w.gitDir(crel, crel) // a hooksPath there is relative to a worktree we do not know: taken from it
 			continue
 		}
@@ -597,21 +609,26 @@ func (w *protWalker) nestedGitDirs(rel string) {
 }
 
 func (w *protWalker) recordIfExists(rel string) {
-	if _, err := lstatNoFollow(w.root, rel); err == nil {
-		w.record(rel)
+	if st, err := w.lstat(rel); err == nil {
+		w.recordStat(rel, st)
 	}
 }
 
 // record keeps rel (and, for a directory, everything beneath it).
 func (w *protWalker) record(rel string) {
-	st, err := lstatNoFollow(w.root, rel)
+	st, err := w.lstat(rel)
 	if err != nil {
 		return
 	}
+	w.recordStat(rel, st)
+}
+
+// recordStat is record of rel, whose lstat is st.
+func (w *protWalker) recordStat(rel string, st *unix.Stat_t) {
 	e := protEntry{mode: fileMode(st)}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFLNK:
-		e.link, _ = readlinkNoFollow(w.root, rel)
+		e.link, _ = w.readlink(rel)
 	case unix.S_IFREG:
 		stamp := [4]int64{int64(st.Ino), st.Size, st.Ctim.Sec, st.Ctim.Nsec}
 		old, known := w.known[protKey(w.idx, rel)]
@@ -626,7 +643,7 @@ func (w *protWalker) record(rel string) {
 			// stays what the baseline took.
 			e.big, e.stamp = true, stamp
 			if known && !old.big && st.Size == int64(len(old.data)) {
-				if b, err := readFileNoFollow(w.root, rel); err == nil && bytes.Equal(b, old.data) {
+				if b, err := w.readFile(rel); err == nil && bytes.Equal(b, old.data) {
 					e.big, e.stamp, e.data = false, [4]int64{}, old.data
 				}
 			}
@@ -635,7 +652,7 @@ func (w *protWalker) record(rel string) {
 		}
 		if st.Size > maxProtectedBytes || w.kept != nil && *w.kept+st.Size > maxKeptBytes && !cfg {
 			e.big = true
-		} else if b, err := readFileNoFollow(w.root, rel); err == nil {
+		} else if b, err := w.readFile(rel); err == nil {
 			e.data = b
 			if w.kept != nil {
 				*w.kept += int64(len(b))
@@ -648,7 +665,7 @@ func (w *protWalker) record(rel string) {
 		}
 	case unix.S_IFDIR:
 		w.out[protKey(w.idx, rel)] = e
-		ents, err := readDirNoFollow(w.root, rel)
+		ents, err := w.readDir(rel)
 		if err != nil {
 			return
 		}

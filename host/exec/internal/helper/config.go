@@ -207,13 +207,21 @@ func (c *Config) Argv() []string {
 // Message then returns no message and an error matching syscall.EINVAL,
 // what starting such a command without the helper gives.
 func (c *Config) Message() ([]byte, error) {
-	var b []byte
-	for _, r := range c.records() {
+	recs := c.records()
+	n := len("go=1\x00")
+	for _, r := range recs {
 		for i := 0; i < len(r); i++ {
 			if r[i] == 0 {
 				return nil, errNUL{}
 			}
 		}
+		n += len(r) + 1
+	}
+	// One allocation of the final size: a message is a few KB, and a
+	// buffer grown by doubling touches twice the pages (issue 21 counts
+	// the page faults of a sandboxed start).
+	b := make([]byte, 0, n)
+	for _, r := range recs {
 		b = append(append(b, r...), 0)
 	}
 	return append(b, "go=1\x00"...), nil
@@ -255,15 +263,18 @@ func parse(argv []string) (*Config, error) {
 // with "go=1" (the parent gave up: the command must not start).
 func parseMessage(b []byte) (*Config, error) {
 	c := newConfig()
+	// One copy of the whole message, which the records are slices of,
+	// not one allocation per record.
+	s := string(b)
 	start := 0
-	for i := 0; i < len(b); i++ {
-		if b[i] != 0 {
+	for i := 0; i < len(s); i++ {
+		if s[i] != 0 {
 			continue
 		}
-		rec := string(b[start:i])
+		rec := s[start:i]
 		start = i + 1
 		if rec == "go=1" {
-			if start != len(b) {
+			if start != len(s) {
 				return nil, errArgs
 			}
 			if c.Path == "" || len(c.Args) == 0 {
