@@ -73,12 +73,15 @@ func TestHelperUnreachable(t *testing.T) {
 // used to crash the helper's Go runtime, which then reported nothing).
 func TestHelperSignals(t *testing.T) {
 	f := newSBFixture(t)
-	all := "for s in $(seq 1 64); do [ $s = 9 ] || [ $s = 19 ] || kill -$s 1 2>/dev/null; done"
+	// The helper is the command's parent: pid 1 of its namespace, or,
+	// in the second layer, a process of this machine's.
+	all := "for s in $(seq 1 64); do [ $s = 9 ] || [ $s = 19 ] || kill -$s $PPID 2>/dev/null; done"
 	for _, tc := range []struct{ name, cmd string }{
-		{"USR1", "kill -USR1 1"},
-		{"SEGV", "kill -SEGV 1"},
-		{"BUS", "kill -BUS 1"},
-		{"TERM", "kill -TERM 1"},
+		{"USR1", "kill -USR1 $PPID"},
+		{"SEGV", "kill -SEGV $PPID"},
+		{"BUS", "kill -BUS $PPID"},
+		{"TERM", "kill -TERM $PPID"},
+		{"32 and 34", "kill -32 $PPID; kill -34 $PPID"},
 		{"every catchable", all},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -120,6 +120,9 @@ func serve(sock int) int {
 	// are those the Go runtime would act on if they were not (endSignals).
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, endSignals...)
+	if syscall.Getpid() != 1 {
+		ignoreUncaught()
+	}
 	prctl(prSetChildSubreaper, 1, 0)
 	runtime.LockOSThread() // never unlocked: the thread is confined below
 	nnpErr := prctl(prSetNoNewPrivs, 1, 0)
@@ -711,4 +714,27 @@ func children() []int {
 		}
 	}
 	return out
+}
+
+// ignoreUncaught sets signals 32 and 34 to be ignored. The Go runtime
+// installs no handler for them (glibc's reserved signals) and
+// signal.Notify cannot take them, so their default action would end a
+// helper that is not pid 1 of a namespace (the second layer), which the
+// command may signal: the run's status would be lost, and with it the
+// helper that ends the command's whole tree. The command inherits them
+// ignored (a program that uses them installs its own handler, as glibc
+// does for 32). As pid 1 the kernel drops what it does not handle.
+func ignoreUncaught() {
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" && runtime.GOARCH != "riscv64" && runtime.GOARCH != "loong64" {
+		return // another layout of struct sigaction
+	}
+	act := struct {
+		handler  uintptr
+		flags    uint64
+		restorer uintptr
+		mask     uint64
+	}{handler: 1} // SIG_IGN
+	for _, sig := range []uintptr{32, 34} {
+		syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, sig, uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
+	}
 }
