@@ -115,78 +115,20 @@ func (s *Server) getBuf() *[]byte {
 
 // pipe copies both directions of a tunnel until both have ended. An
 // end of file half-closes the other side; any other end closes both.
-// Between two TCP connections the copy is splice(2) through a kernel
-// pipe (no copy through user space, at most a pipe's 64 KiB in flight),
-// in chunks of spliceChunk so that the idle clock sees progress;
-// otherwise one buffer of BufferSize per direction.
+// Each direction copies through one buffer of BufferSize in user space.
+// splice(2) through a kernel pipe was measured slower on loopback
+// (0.60–0.73× a direct download against 0.80–0.83× for the copy, 100
+// MiB over TLS, load 2.5), so it is not used.
 func (s *Server) pipe(client net.Conn, fromClient *bufio.Reader, up net.Conn, last *atomic.Int64) {
 	toUp := idleConn{up, s.cfg.IdleTimeout, last}
 	toClient := idleConn{client, s.cfg.IdleTimeout, last}
-	ct, ok1 := client.(*net.TCPConn)
-	ut, ok2 := up.(*net.TCPConn)
-	spliced := ok1 && ok2
-	if spliced {
-		// What the client sent after its ClientHello is in the buffer.
-		if n := fromClient.Buffered(); n > 0 {
-			b, _ := fromClient.Peek(n)
-			if _, err := toUp.Write(b); err != nil {
-				return
-			}
-			fromClient.Discard(n)
-		}
-	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if spliced {
-			s.spliceOne(ut, ct, last)
-		} else {
-			s.copyOne(toUp, fromClient, up, client)
-		}
+		s.copyOne(toUp, fromClient, up, client)
 	}()
-	if spliced {
-		s.spliceOne(ct, ut, last)
-	} else {
-		s.copyOne(toClient, toUp, client, up)
-	}
+	s.copyOne(toClient, toUp, client, up)
 	<-done
-}
-
-// spliceChunk is how many bytes one splice call may move before the
-// idle clock is told.
-const spliceChunk = 1 << 20
-
-// spliceOne copies src to dst with splice(2) until src ends. Only the
-// read side has a deadline: a write deadline passing with bytes in the
-// kernel pipe would lose them. A read deadline passing with bytes moved
-// in the chunk is progress, and so is the other direction having
-// stored progress within two idle periods (it stores some at least
-// every period while it moves bytes); otherwise the tunnel is idle and
-// both sides are closed, which also ends a write stuck on a client that
-// does not read. A tunnel is so closed between IdleTimeout and three
-// times it after its last byte.
-func (s *Server) spliceOne(dst, src *net.TCPConn, last *atomic.Int64) {
-	idle := s.cfg.IdleTimeout
-	dst.SetWriteDeadline(time.Time{})
-	for {
-		src.SetReadDeadline(time.Now().Add(idle))
-		n, err := io.CopyN(dst, src, spliceChunk)
-		if n > 0 {
-			last.Store(time.Now().UnixNano())
-		}
-		switch {
-		case err == nil:
-			continue
-		case err == io.EOF:
-			dst.CloseWrite()
-			return
-		case isTimeout(err) && (n > 0 || time.Since(time.Unix(0, last.Load())) < 2*idle):
-			continue
-		}
-		dst.Close()
-		src.Close()
-		return
-	}
 }
 
 func (s *Server) copyOne(dst io.Writer, src io.Reader, dstConn, srcConn net.Conn) {

@@ -45,11 +45,8 @@ type Config struct {
 	// MaxConns bounds the client connections served at once; one more
 	// gets "503" and is closed.
 	MaxConns int
-	// BufferSize is the copy buffer of each direction of a connection
-	// that cannot be spliced (plain HTTP, a Dial that returns another
-	// type than *net.TCPConn): the bytes in flight per connection are
-	// at most twice this. A tunnel between two TCP connections moves
-	// through a kernel pipe (64 KiB) per direction instead.
+	// BufferSize is the copy buffer of each direction of a connection:
+	// the bytes in flight per connection are at most twice this.
 	BufferSize int
 	// HeaderTimeout bounds the time from accept to a complete request
 	// head, and from "200 Connection established" to a complete TLS
@@ -58,8 +55,7 @@ type Config struct {
 	// DialTimeout bounds resolving and connecting upstream.
 	DialTimeout time.Duration
 	// IdleTimeout closes a connection when no byte has moved in either
-	// direction for this long (a spliced tunnel: for between this and
-	// three times this).
+	// direction for this long.
 	IdleTimeout time.Duration
 	// Listener, when set, is served instead of a new listener on
 	// 127.0.0.1 port 0 (it must be a TCP listener); the Server closes it.
