@@ -1,12 +1,17 @@
 package mcpserver_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agenthost/agenthost/mcpserver"
 )
@@ -168,4 +173,169 @@ func TestSearchFiles(t *testing.T) {
 		t.Fatal("searched outside")
 	}
 	os.Remove(filepath.Join(s.ws, "a.go"))
+}
+
+// TestDirectoryTreeEncoded: directory_tree writes its answer itself, once
+// (lent to the transport when large): the structured content fits the
+// schema it declares and holds the same tree as the text; an empty
+// directory has "children": [] (as the reference server's), one at
+// maxDepth none, and the last entry of a cut tree none; every name is
+// exact, with enough entries that the reply's values are lent.
+func TestDirectoryTreeEncoded(t *testing.T) {
+	s := start(t, startOpts{})
+	names := []string{"a<b>&c.txt", `q"uote.txt`, "back\\slash", "line\u2028sep", "x\nSPOOFED.txt", "sub/deep/f.go", "sub/g.go"}
+	for i := range 1200 {
+		names = append(names, fmt.Sprintf("sub/many/<%04d> & \"q\"\n.txt", i))
+	}
+	for _, f := range names {
+		mustWrite(t, filepath.Join(s.ws, f), "x")
+	}
+	for _, d := range []string{"empty", "sub/deep/empty2", "zlast"} {
+		if err := os.MkdirAll(filepath.Join(s.ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	schema := outputSchema(t, s, "directory_tree")
+	// children of each directory by path: nil (no field) or the names.
+	type dirs map[string]*[]string
+	collect := func(nodes []any) dirs {
+		out := dirs{}
+		var walk func(prefix string, nodes []any)
+		walk = func(prefix string, nodes []any) {
+			for _, n := range nodes {
+				m := n.(map[string]any)
+				p := prefix + m["name"].(string)
+				if m["type"] != "directory" {
+					if _, ok := m["children"]; ok {
+						t.Errorf("file %q has children", p)
+					}
+					continue
+				}
+				kids, ok := m["children"].([]any)
+				if !ok {
+					out[p] = nil
+					continue
+				}
+				names := []string{}
+				for _, k := range kids {
+					names = append(names, k.(map[string]any)["name"].(string))
+				}
+				out[p] = &names
+				walk(p+"/", kids)
+			}
+		}
+		walk("", nodes)
+		return out
+	}
+	for _, c := range []struct {
+		args map[string]any
+		// want: directory -> "[]" (empty), "-" (no field) or "+" (some).
+		want      map[string]string
+		truncated bool
+	}{
+		{map[string]any{"maxEntries": 50000}, map[string]string{"empty": "[]", "sub": "+", "sub/deep": "+", "sub/deep/empty2": "[]", "sub/many": "+", "zlast": "[]"}, false},
+		{map[string]any{"maxDepth": 1}, map[string]string{"empty": "-", "sub": "-", "zlast": "-"}, false},
+		{map[string]any{"maxDepth": 2}, map[string]string{"empty": "[]", "sub": "+", "sub/deep": "-", "sub/many": "-", "zlast": "[]"}, false},
+		{map[string]any{"maxEntries": 8}, map[string]string{"empty": "[]", "sub": "+", "sub/deep": "+", "sub/deep/empty2": "-"}, true},
+	} {
+		res, err := s.callRaw("directory_tree", c.args)
+		if err != nil || res.IsError {
+			t.Fatalf("directory_tree %v: %v %s", c.args, err, resultText(res))
+		}
+		raw, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(v); err != nil {
+			t.Errorf("directory_tree %v: structured content does not fit the declared schema: %v\n%.500s", c.args, err, raw)
+		}
+		if v["truncated"] != c.truncated || v["root"] != s.ws {
+			t.Errorf("directory_tree %v: truncated %v root %v", c.args, v["truncated"], v["root"])
+		}
+		txt := resultText(res)
+		if c.truncated {
+			txt = txt[:strings.LastIndex(txt, "\n(cut at")]
+		}
+		var fromText []any
+		if err := json.Unmarshal([]byte(txt), &fromText); err != nil {
+			t.Fatalf("the text is not the JSON tree: %v\n%.500s", err, txt)
+		}
+		got, gotText := collect(v["entries"].([]any)), collect(fromText)
+		if !reflect.DeepEqual(got, gotText) {
+			t.Errorf("directory_tree %v: text and structured content differ", c.args)
+		}
+		for d, w := range c.want {
+			kids, ok := got[d]
+			var g string
+			switch {
+			case !ok:
+				g = "not listed"
+			case kids == nil:
+				g = "-"
+			case len(*kids) == 0:
+				g = "[]"
+			default:
+				g = "+"
+			}
+			if g != w {
+				t.Errorf("directory_tree %v: %s has children %s, want %s", c.args, d, g, w)
+			}
+		}
+		if !c.truncated && c.args["maxDepth"] == nil {
+			var flat []string
+			var walk func(prefix string, nodes []any)
+			walk = func(prefix string, nodes []any) {
+				for _, n := range nodes {
+					m := n.(map[string]any)
+					p := prefix + m["name"].(string)
+					if m["type"] == "directory" {
+						kids, _ := m["children"].([]any)
+						walk(p+"/", kids)
+						continue
+					}
+					flat = append(flat, p)
+				}
+			}
+			walk("", v["entries"].([]any))
+			slices.Sort(flat)
+			want := slices.Clone(names)
+			slices.Sort(want)
+			if !slices.Equal(flat, want) {
+				t.Errorf("directory_tree: files %q, want %q", flat, want)
+			}
+		}
+	}
+}
+
+// outputSchema is the output schema tool declares in tools/list, resolved.
+func outputSchema(t *testing.T, s *server, tool string) *jsonschema.Resolved {
+	t.Helper()
+	tools, err := s.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name != tool {
+			continue
+		}
+		raw, err := json.Marshal(tl.OutputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sc jsonschema.Schema
+		if err := json.Unmarshal(raw, &sc); err != nil {
+			t.Fatal(err)
+		}
+		r, err := sc.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	t.Fatalf("%s declares no output schema", tool)
+	return nil
 }

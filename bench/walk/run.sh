@@ -26,9 +26,9 @@
 # against git check-ignore on 10,000 sampled paths of tree/, and the whole
 # check-ignore --stdin process against git's, both with --no-index. With
 # REF=.../server-filesystem/dist/index.js (npm install
-# @modelcontextprotocol/server-filesystem), last the MCP walk tool of a
-# plain copy of GOROOT (goroot-plain/, no .git) against that reference
-# server's directory_tree (go run ./bench/mcp -walk).
+# @modelcontextprotocol/server-filesystem), last the MCP walk and
+# directory_tree tools of a plain copy of GOROOT (goroot-plain/, no .git)
+# against that reference server's directory_tree (go run ./bench/mcp -walk).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -134,7 +134,7 @@ chmod +x "$work/bin/ci-agent-host" "$work/bin/ci-git"
   "agent-host=$work/bin/ci-agent-host"
 
 if [ -n "${REF:-}" ]; then
-  echo "== MCP walk of goroot-plain/ vs the reference server's directory_tree"
+  echo "== MCP walk and directory_tree of goroot-plain/ vs the reference server's directory_tree"
   [ -d "$work/goroot-plain" ] || cp -a "$(go env GOROOT)" "$work/goroot-plain"
   (cd "$repo" && go run ./bench/mcp -walk "$work/goroot-plain" -walk-rounds "$rounds" -ref "$REF")
 fi
