@@ -23,8 +23,9 @@ const referenceVersion = "2026.8.31"
 
 // referenceTree makes the tree both servers answer about: files of sizes
 // that show each unit of formatSize, a directory tree with names the
-// excludePatterns name, an empty directory and a link. No dot-files: the
-// reference shows them, our walk-based tools by default do not.
+// excludePatterns name, empty directories, a link, names each JSON
+// encoder escapes its own way and dot-files (which both show by default).
+// Not a git repository: the reference applies no ignore rules.
 func referenceTree(t *testing.T) (dir, ws string) {
 	dir = t.TempDir()
 	dir, _ = filepath.EvalSymlinks(dir)
@@ -46,7 +47,7 @@ func referenceTree(t *testing.T) (dir, ws string) {
 	mustWrite(t, filepath.Join(ws, "sub/deep/e.go"), "package e\n")
 	// Names each JSON encoder escapes its own way, and empty directories
 	// at two depths, for directory_tree's text.
-	for _, f := range []string{`q"uote.txt`, "a<b>&c.txt", "tab\there", "back\\slash", "ünï日本.txt", "line\u2028sep", "ctl\x01x", "e1/e2/keep"} {
+	for _, f := range []string{`q"uote.txt`, "a<b>&c.txt", "tab\there", "back\\slash", "ünï日本.txt", "line\u2028sep", "ctl\x01x", "e1/e2/keep", ".dotfile", ".github/workflows/ci.yml"} {
 		mustWrite(t, filepath.Join(ws, "sub/odd", f), "x")
 	}
 	os.Remove(filepath.Join(ws, "sub/odd/e1/e2/keep"))
@@ -246,6 +247,8 @@ func TestReferenceParity(t *testing.T) {
 		{"**/*.go", nil},
 		{"**/*.go", []string{"sub/deep"}},
 		{"**", []string{"**/node_modules", "*.bin"}},
+		{"**/*.yml", nil},
+		{"**/.*", nil},
 	} {
 		args := map[string]any{"path": ws, "pattern": c.pattern}
 		if c.exclude != nil {

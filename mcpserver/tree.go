@@ -29,7 +29,7 @@ type treeIn struct {
 	Path       string `json:"path,omitempty" jsonschema:"the directory to show (default: the workspace root)"`
 	MaxDepth   int    `json:"maxDepth,omitempty" jsonschema:"how deep to go: 1 shows only the directory's children; 0 or absent is unlimited"`
 	MaxEntries int    `json:"maxEntries,omitempty" jsonschema:"the most entries to return (default 2000, at most 50000)"`
-	Hidden     bool   `json:"hidden,omitempty" jsonschema:"include names starting with a dot (.git itself is never shown)"`
+	Hidden     *bool  `json:"hidden,omitempty" jsonschema:"dot-files (names starting with a dot): listed by default, as git lists them; false leaves them out, as rg --files does (.git itself is never shown)"`
 	NoIgnore   bool   `json:"noIgnore,omitempty" jsonschema:"do not apply .gitignore, .git/info/exclude or the global excludes file"`
 	// ExcludePatterns is the reference server's argument (reference.go).
 	ExcludePatterns []string `json:"excludePatterns,omitempty" jsonschema:"globs of paths relative to the directory to leave out (an excluded directory is not entered); one without * also matches that name at any depth"`
@@ -61,7 +61,7 @@ func (s *Server) addTreeTools() {
 		Name: "directory_tree",
 		Description: "Show the tree under a directory as JSON, the way git sees it: each entry {name, type: file|directory, children}. " +
 			"Files ignored by .gitignore, .git/info/exclude or the global excludes file are left out and ignored directories are not entered; " +
-			"dot-files only with hidden. Limit it with maxDepth and maxEntries (default 2000); truncated says whether it was cut.",
+			"dot-files are shown as git lists them (hidden: false leaves them out). Limit it with maxDepth and maxEntries (default 2000); truncated says whether it was cut.",
 		OutputSchema: treeOutSchema(),
 	}, func(ctx context.Context, in treeIn) (*mcp.CallToolResult, json.RawMessage, error) {
 		if err := checkExcludes(in.ExcludePatterns); err != nil {
@@ -72,7 +72,7 @@ func (s *Server) addTreeTools() {
 	addTool(s, &mcp.Tool{
 		Name: "search_files",
 		Description: "Find files and directories under a directory whose path matches a glob pattern (doublestar: *, ?, [a-z], {a,b}, ** for any depth), " +
-			"over the same git-aware walk as walk: ignored files are left out, dot-files only with hidden. " +
+			"over the same git-aware walk as walk (git ls-files -co --exclude-standard's set): ignored files are left out, dot-files are searched (hidden: false leaves them out). " +
 			"A pattern without a slash matches the name at any depth (\"*.go\"); one with a slash matches the path relative to the directory (\"cmd/**/*_test.go\"). " +
 			"One match per line, directories with a trailing /.",
 	}, func(ctx context.Context, in searchIn) (*mcp.CallToolResult, SearchOut, error) {
@@ -144,7 +144,7 @@ func (s *Server) directoryTree(ctx context.Context, in treeIn) (*mcp.CallToolRes
 		return nil
 	}
 	werr := s.h.WalkFunc(ctx, "", st.Path, host.WalkOptions{
-		Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxDepth: in.MaxDepth, MaxEntries: limit, Batch: batch,
+		Hidden: showDots(in.Hidden), NoIgnore: in.NoIgnore, MaxDepth: in.MaxDepth, MaxEntries: limit, Batch: batch,
 		Filter: excludeFilter(in.ExcludePatterns, true), OnCut: func() { truncated = true },
 	}, func(e host.WalkEntry) error { return batch([]host.WalkEntry{e}) })
 	if werr != nil && !isPartial(werr) {

@@ -40,14 +40,24 @@ func TestDirectoryTree(t *testing.T) {
 	s := start(t, startOpts{})
 	gitInit(t, s.ws)
 	mustWrite(t, filepath.Join(s.ws, ".gitignore"), "*.log\nbuild/\n")
-	for _, f := range []string{"a.go", "x.log", "build/out", "src/b.go", "src/deep/c.go", "src/deep/d.txt", ".hidden", "evil\nSPOOFED.txt"} {
+	for _, f := range []string{"a.go", "x.log", "build/out", "src/b.go", "src/deep/c.go", "src/deep/d.txt", ".hidden", ".github/workflows/ci.yml", "evil\nSPOOFED.txt"} {
 		mustWrite(t, filepath.Join(s.ws, f), "x")
 	}
 	var out mcpserver.TreeOut
-	res, err := s.callRaw("directory_tree", map[string]any{})
+	res, err := s.callRaw("directory_tree", map[string]any{"hidden": false})
 	if err != nil || res.IsError {
 		t.Fatalf("directory_tree: %v %s", err, resultText(res))
 	}
+	structured(t, res, &out)
+	if got, want := strings.Join(flatten("", out.Entries), "\n")+"\n", gitWalkListingNoDots(t, s.ws); got != want {
+		t.Errorf("directory_tree hidden false = %q, want (from git, no dot-files) %q", got, want)
+	}
+	// git's view by default, dot-files in.
+	res, err = s.callRaw("directory_tree", map[string]any{})
+	if err != nil || res.IsError {
+		t.Fatalf("directory_tree: %v %s", err, resultText(res))
+	}
+	out = mcpserver.TreeOut{}
 	structured(t, res, &out)
 	got := strings.Join(flatten("", out.Entries), "\n") + "\n"
 	if want := gitWalkListing(t, s.ws); got != want {
@@ -72,7 +82,7 @@ func TestDirectoryTree(t *testing.T) {
 	if got := flatten("", out.Entries); !slices.Equal(got, []string{"b.go", "deep/"}) {
 		t.Errorf("src depth 1 = %q", got)
 	}
-	res, _ = s.callRaw("directory_tree", map[string]any{"maxEntries": 3})
+	res, _ = s.callRaw("directory_tree", map[string]any{"maxEntries": 3, "hidden": false})
 	out = mcpserver.TreeOut{}
 	structured(t, res, &out)
 	if got := flatten("", out.Entries); len(got) != 3 || !out.Truncated || !strings.Contains(resultText(res), "cut at 3") {
@@ -125,16 +135,36 @@ func TestSearchFiles(t *testing.T) {
 		slices.Sort(ps)
 		return ps
 	}
-	// What git lists, filtered by name: the oracle for "*.go".
-	// (The server's own git world, not the developer's HOME.)
+	mustWrite(t, filepath.Join(s.ws, ".github/workflows/ci.yml"), "on: push\n")
+	// What git lists, filtered by name: the oracle for "*.go" (dot-files
+	// in, as git lists them) and, with hidden false, for that without
+	// dot-files. (The server's own git world, not the developer's HOME.)
 	gitOut := serverGit(s.ws).Git(t, s.ws, "ls-files", "-z", "-co", "--exclude-standard")
-	var want []string
+	var want, wantNoDots []string
 	for _, f := range strings.Split(gitOut, "\x00") {
-		if strings.HasSuffix(f, ".go") && !strings.HasPrefix(filepath.Base(f), ".") {
+		if strings.HasSuffix(f, ".go") {
 			want = append(want, f)
+			if !strings.HasPrefix(filepath.Base(f), ".") {
+				wantNoDots = append(wantNoDots, f)
+			}
 		}
 	}
 	slices.Sort(want)
+	slices.Sort(wantNoDots)
+	if _, out := search(map[string]any{"pattern": "*.go", "hidden": false}); !slices.Equal(paths(out), wantNoDots) {
+		t.Errorf("*.go hidden false = %q, want (from git) %q", paths(out), wantNoDots)
+	}
+	// A dot-directory's files are found by default, as git lists them.
+	if txt, out := search(map[string]any{"pattern": "**/*.yml"}); !slices.Equal(paths(out), []string{".github/workflows/ci.yml"}) {
+		t.Errorf("**/*.yml = %q (%s), want .github/workflows/ci.yml", paths(out), txt)
+	}
+	// An empty answer says what was left out.
+	if txt, _ := search(map[string]any{"pattern": "**/*.yml", "hidden": false}); !strings.Contains(txt, "dot-files") || !strings.Contains(txt, "hidden: true") {
+		t.Errorf("an empty search with hidden false does not say dot-files were left out: %q", txt)
+	}
+	if txt, _ := search(map[string]any{"pattern": "*.log"}); !strings.Contains(txt, "files git ignores") || !strings.Contains(txt, "noIgnore: true") {
+		t.Errorf("an empty search does not say ignored files were left out: %q", txt)
+	}
 	txt, out := search(map[string]any{"pattern": "*.go"})
 	if got := paths(out); !slices.Equal(got, want) {
 		t.Errorf("*.go = %q, want (from git) %q", got, want)
@@ -156,6 +186,8 @@ func TestSearchFiles(t *testing.T) {
 		{map[string]any{"pattern": "*.go", "path": "src/deep"}, []string{"c.go"}},
 		{map[string]any{"pattern": "*.go", "hidden": true, "noIgnore": true, "path": "build"}, []string{"out.go"}},
 		{map[string]any{"pattern": ".hidden.go", "hidden": true}, []string{".hidden.go"}},
+		{map[string]any{"pattern": ".hidden.go"}, []string{".hidden.go"}},
+		{map[string]any{"pattern": ".hidden.go", "hidden": false}, nil},
 		{map[string]any{"pattern": "*.log"}, nil},
 	} {
 		if _, out := search(c.args); !slices.Equal(paths(out), c.want) {
