@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agenthost/agenthost/host"
-	"github.com/agenthost/agenthost/host/walk"
 )
 
 // DefaultTreeEntries is how many entries directory_tree returns when the
@@ -183,7 +182,7 @@ func unreadDirs(err error) []string {
 	if err == nil {
 		return nil
 	}
-	var pe *walk.PartialError
+	var pe *host.PartialError
 	var out []string
 	if errors.As(err, &pe) {
 		for _, e := range pe.Errs {

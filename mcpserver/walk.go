@@ -16,7 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agenthost/agenthost/host"
-	"github.com/agenthost/agenthost/host/walk"
 )
 
 const (
@@ -80,7 +79,7 @@ type ListOut struct {
 // listCursor is what a nextCursor holds, opaque to the client: the tool,
 // the canonical directory listed and the last entry returned (relative to
 // it, names separated by /). A page lists the entries that sort after
-// that entry (walk.Options.After), so paging is stable whatever is
+// that entry (host.WalkOptions.After), so paging is stable whatever is
 // created or removed between the calls: every entry present throughout is
 // listed exactly once, in order.
 type listCursor struct {
@@ -205,7 +204,7 @@ func leftOut(hidden *bool, noIgnore bool) string {
 }
 
 func isPartial(err error) bool {
-	var pe *walk.PartialError
+	var pe *host.PartialError
 	return errors.As(err, &pe)
 }
 
