@@ -29,8 +29,8 @@ type probe struct {
 // plain copy of GOROOT, say), so that all list the same set: the
 // reference's directory_tree applies no ignore rules. It prints the median
 // time from request to the whole reply line, the server CPU per call
-// (user+system from /proc over all timed calls), the reply sizes and
-// entry counts, and each probe's figures as a ratio of the last one's
+// (user+system from /proc over all timed calls), the server's peak RSS,
+// the reply sizes and entry counts, and each probe's figures as a ratio of the last one's
 // (the reference's, when it is timed).
 func walkBench(dir string, probes []probe, rounds int) {
 	type proc struct {
@@ -43,6 +43,8 @@ func walkBench(dir string, probes []probe, rounds int) {
 		cpu   time.Duration
 		size  int
 		count int
+		hwm   int // the server's peak RSS, KiB
+		flt   int // minor page faults a call
 	}
 	var ps []*proc
 	for _, pr := range probes {
@@ -94,8 +96,10 @@ func walkBench(dir string, probes []probe, rounds int) {
 		p.count = countEntries(p.p, l)
 	}
 	before := make([]time.Duration, len(ps))
+	fltBefore := make([]int, len(ps))
 	for i, p := range ps {
 		before[i] = procCPU(p.cmd.Process.Pid)
+		fltBefore[i] = procFaults(p.cmd.Process.Pid)
 	}
 	for r := range rounds {
 		for i := range ps {
@@ -106,13 +110,15 @@ func walkBench(dir string, probes []probe, rounds int) {
 	}
 	for i, p := range ps {
 		p.cpu = (procCPU(p.cmd.Process.Pid) - before[i]) / time.Duration(rounds)
+		p.hwm = procHWM(p.cmd.Process.Pid)
+		p.flt = (procFaults(p.cmd.Process.Pid) - fltBefore[i]) / rounds
 		p.in.Close()
 		p.cmd.Wait()
 	}
 	med := func(ds []time.Duration) time.Duration { s := slices.Clone(ds); slices.Sort(s); return s[len(s)/2] }
 	for _, p := range ps {
-		fmt.Printf("%-26s of %s: median %7.1f ms (min %.1f, max %.1f), server CPU %6.1f ms a call, reply %d bytes, %d entries\n",
-			p.p.name, dir, ms(med(p.walls)), ms(slices.Min(p.walls)), ms(slices.Max(p.walls)), ms(p.cpu), p.size, p.count)
+		fmt.Printf("%-26s of %s: median %7.1f ms (min %.1f, max %.1f), server CPU %6.1f ms and %d page faults a call, peak RSS %d KiB, reply %d bytes, %d entries\n",
+			p.p.name, dir, ms(med(p.walls)), ms(slices.Min(p.walls)), ms(slices.Max(p.walls)), ms(p.cpu), p.flt, p.hwm, p.size, p.count)
 	}
 	if len(ps) > 1 {
 		last := ps[len(ps)-1]
@@ -162,6 +168,34 @@ func countEntries(p probe, line string) int {
 		return n
 	}
 	return count(tree)
+}
+
+// procHWM is the peak resident set of process pid so far, in KiB (Linux:
+// VmHWM; 0 when it cannot be read).
+func procHWM(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return n
+		}
+	}
+	return 0
+}
+
+// procFaults is the minor page faults of process pid so far (Linux).
+func procFaults(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	n, _ := strconv.Atoi(f[7])
+	return n
 }
 
 // procCPU is the user and system time of process pid so far (Linux).
