@@ -59,7 +59,11 @@ func addEncodedTool[In, Out any](s *Server, t *mcp.Tool, fn func(ctx context.Con
 				res.StructuredContent = placeholder(s.lend.lend(out))
 				for _, c := range res.Content {
 					if tc, ok := c.(*mcp.TextContent); ok && len(tc.Text) >= lendAbove {
-						tc.Text = s.lend.lend(appendJSONString(make([]byte, 0, len(tc.Text)+len(tc.Text)/8+16), tc.Text))
+						// Room for the escapes: directory_tree's indented
+						// JSON escapes some 15% of its bytes (quotes and
+						// line breaks), so that a buffer of a fixed
+						// margin would be grown, and copied, once more.
+						tc.Text = s.lend.lend(appendJSONString(make([]byte, 0, escapedLen(tc.Text)), tc.Text))
 					}
 				}
 			}
@@ -104,6 +108,34 @@ func errorResult(err error) *mcp.CallToolResult {
 	var res mcp.CallToolResult
 	res.SetError(err)
 	return &res
+}
+
+// escapedLen is the length of appendJSONString's encoding of s, exactly,
+// in one pass that writes nothing.
+func escapedLen(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n++
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 5
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 5 // one byte becomes \ufffd
+		case r == '\u2028' || r == '\u2029':
+			n += 3 // three bytes become \u2028
+		}
+		i += size
+	}
+	return n
 }
 
 // appendJSONString appends s as encoding/json encodes a string, byte for

@@ -7,7 +7,7 @@ import (
 )
 
 // TestAppendJSONString: the hand-written string encoder writes exactly the
-// bytes encoding/json writes, on names that need no escaping and on every
+// bytes encoding/json writes (and escapedLen foretells their number), on names that need no escaping and on every
 // kind that does (quotes, backslashes, control characters, HTML
 // characters, U+2028 and U+2029, invalid UTF-8), and on random bytes.
 func TestAppendJSONString(t *testing.T) {
@@ -35,6 +35,9 @@ func TestAppendJSONString(t *testing.T) {
 		}
 		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
 			t.Errorf("appendJSONString(%q) = %s, encoding/json: %s", s, got[1:], want)
+		}
+		if n := escapedLen(s); n != len(want) {
+			t.Errorf("escapedLen(%q) = %d, encoding/json writes %d bytes", s, n, len(want))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -202,111 +203,63 @@ func (s *Server) editFile(ctx context.Context, in editFileIn) (*mcp.CallToolResu
 	if len(in.Edits) == 0 {
 		return nil, nil, errors.New("edits is empty: give at least one {oldText, newText}")
 	}
-	// The read, the edit and the write happen on one open directory and
-	// under the file's lock (Host.UpdateFile): the file replaced is the
+	edits := make([]host.Edit, len(in.Edits))
+	for i, e := range in.Edits {
+		edits[i] = host.Edit{OldText: e.OldText, NewText: e.NewText, ReplaceAll: e.ReplaceAll || e.ReplaceAllOld, Expected: e.Expected}
+	}
+	// Host.EditFile: the read, the edit and the write happen on one open
+	// directory and under the file's lock, so the file replaced is the
 	// file that was read, and another agenthost write (this server's or
 	// another process's) waits for this edit or is read by it, never lost.
 	// A write by a program outside agenthost that raced with the edit
 	// makes it fail (ErrChanged) rather than be lost.
-	var diff string
-	edit := func(r host.FileRead) ([]byte, error) {
-		out, err := applyEdits(r, in.Edits)
-		if err != nil {
-			return nil, err
-		}
-		diff = unifiedDiff(r.Path, r.Contents, out)
-		if diff == "" {
-			diff = "(no change)\n"
-		}
-		if in.DryRun || out == r.Contents {
-			return nil, errNoWrite
-		}
-		return []byte(out), nil
-	}
-	_, err := s.h.UpdateFile(ctx, "", in.Path, edit)
+	res, err := s.h.EditFile(ctx, "", in.Path, edits, host.EditOptions{DryRun: in.DryRun})
+	var ee *host.EditError
 	switch {
-	case err == nil, errors.Is(err, errNoWrite):
-		return text(diff), nil, nil
+	case err == nil:
+		if res.Diff == "" {
+			return text("(no change)\n"), nil, nil
+		}
+		return text(res.Diff), nil, nil
 	case errors.Is(err, host.ErrChanged):
 		return nil, nil, fmt.Errorf("%s changed while it was being edited (a program outside agenthost wrote it in between); nothing was written. Read it again and retry", in.Path)
-	case errors.As(err, new(*editError)):
-		return nil, nil, err
+	case errors.As(err, &ee):
+		return nil, nil, editMessage(ee)
 	}
 	return nil, nil, s.explain(ctx, in.Path, err)
 }
 
-// errNoWrite tells UpdateFile to leave the file alone (a dry run, or an
-// edit that changes nothing).
-var errNoWrite = errors.New("no write")
-
-// editError is a refusal of the edit itself, worded for the model.
-type editError struct{ msg string }
-
-func (e *editError) Error() string { return e.msg }
-
-func editErrorf(format string, args ...any) error {
-	return &editError{msg: fmt.Sprintf(format, args...)}
-}
-
-// applyEdits applies the edits in order to r's contents, all or nothing.
-func applyEdits(r host.FileRead, edits []editSpec) (string, error) {
-	if int64(len(r.Contents)) != r.Stat.Size {
-		return "", editErrorf("%s is not valid UTF-8 text: editing it through text would change bytes the edit does not name, so nothing was written", r.Path)
-	}
-	out := r.Contents
-	for i, e := range edits {
-		if e.OldText == "" {
-			return "", editErrorf("edit %d: oldText is empty; to replace the whole file use write_file", i+1)
+// editMessage is a refusal of Host.EditFile worded for the model, with
+// edit_file's argument names.
+func editMessage(e *host.EditError) error {
+	lines := func() string {
+		l := make([]string, len(e.Lines))
+		for i, n := range e.Lines {
+			l[i] = strconv.Itoa(n)
 		}
+		return strings.Join(l, ", ")
+	}
+	switch e.Err {
+	case host.ErrNotText:
+		return fmt.Errorf("%s is not valid UTF-8 text: editing it through text would change bytes the edit does not name, so nothing was written", e.Path)
+	case host.ErrEditNotFound:
+		hint := ""
+		if e.Hint != "" {
+			hint = " (" + strings.ReplaceAll(e.Hint, "in the text", "in oldText") + ")"
+		}
+		return fmt.Errorf("edit %d: oldText was not found in %s%s; nothing was written. Read the file again and copy the text exactly", e.Edit, e.Path, hint)
+	case host.ErrEditCount:
+		return fmt.Errorf("edit %d: oldText occurs %d times in %s (at lines %s), not the %d that expected_replacements says; nothing was written", e.Edit, e.Count, e.Path, lines(), e.Expected)
+	case host.ErrEditAmbiguous:
+		return fmt.Errorf("edit %d: oldText occurs %d times in %s (at lines %s); nothing was written. Add surrounding lines to make it unique, "+
+			"set replace_all to replace every occurrence, or set expected_replacements to %d", e.Edit, e.Count, e.Path, lines(), e.Count)
+	case host.ErrEditInvalid:
 		if e.Expected < 0 {
-			return "", editErrorf("edit %d: expected_replacements is %d; it must be a positive count (or absent)", i+1, e.Expected)
+			return fmt.Errorf("edit %d: expected_replacements is %d; it must be a positive count (or absent)", e.Edit, e.Expected)
 		}
-		all := e.ReplaceAll || e.ReplaceAllOld
-		n := strings.Count(out, e.OldText)
-		switch {
-		case n == 0:
-			return "", editErrorf("edit %d: oldText was not found in %s%s; nothing was written. Read the file again and copy the text exactly", i+1, r.Path, notFoundHint(out, e.OldText))
-		case e.Expected > 0 && n != e.Expected:
-			return "", editErrorf("edit %d: oldText occurs %d times in %s (at lines %s), not the %d that expected_replacements says; nothing was written", i+1, n, r.Path, occurrenceLines(out, e.OldText, 10), e.Expected)
-		case n > 1 && !all && e.Expected == 0:
-			return "", editErrorf("edit %d: oldText occurs %d times in %s (at lines %s); nothing was written. Add surrounding lines to make it unique, "+
-				"set replace_all to replace every occurrence, or set expected_replacements to %d", i+1, n, r.Path, occurrenceLines(out, e.OldText, 10), n)
-		}
-		out = strings.ReplaceAll(out, e.OldText, e.NewText) // n is 1, or every occurrence is meant
+		return fmt.Errorf("edit %d: oldText is empty; to replace the whole file use write_file", e.Edit)
 	}
-	return out, nil
-}
-
-// notFoundHint says what might be wrong with an oldText that does not
-// occur: a match that differs only in whitespace or line endings.
-func notFoundHint(content, old string) string {
-	squash := func(s string) string { return strings.Join(strings.Fields(s), " ") }
-	if strings.Contains(content, "\r\n") && !strings.Contains(old, "\r\n") && strings.Contains(content, strings.ReplaceAll(old, "\n", "\r\n")) {
-		return " (the file has CRLF line endings: use \\r\\n in oldText)"
-	}
-	if strings.Contains(squash(content), squash(old)) {
-		return " (a match exists that differs only in whitespace or indentation)"
-	}
-	if first, _, _ := strings.Cut(strings.TrimSpace(old), "\n"); first != "" && strings.Contains(content, first) {
-		return fmt.Sprintf(" (its first line occurs at line %s, but what follows differs)", occurrenceLines(content, first, 3))
-	}
-	return ""
-}
-
-// occurrenceLines lists the 1-based line numbers where sub starts, at most
-// max of them.
-func occurrenceLines(s, sub string, max int) string {
-	var lines []string
-	off := 0
-	for len(lines) < max {
-		i := strings.Index(s[off:], sub)
-		if i < 0 {
-			break
-		}
-		lines = append(lines, fmt.Sprint(strings.Count(s[:off+i], "\n")+1))
-		off += i + len(sub)
-	}
-	return strings.Join(lines, ", ")
+	return e
 }
 
 func (s *Server) createDir(ctx context.Context, in createDirIn) (*mcp.CallToolResult, any, error) {

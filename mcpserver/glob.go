@@ -28,7 +28,7 @@ type searchIn struct {
 	Pattern    string `json:"pattern" jsonschema:"the glob: *, ?, [a-z], {a,b} and ** (any number of directories); without a slash it matches names at any depth"`
 	Path       string `json:"path,omitempty" jsonschema:"the directory to search (default: the workspace root)"`
 	MaxEntries int    `json:"maxEntries,omitempty" jsonschema:"the most matches to return (default 2000, at most 50000)"`
-	Hidden     bool   `json:"hidden,omitempty" jsonschema:"include names starting with a dot (.git itself is never searched)"`
+	Hidden     *bool  `json:"hidden,omitempty" jsonschema:"dot-files (names starting with a dot): listed by default, as git lists them; false leaves them out, as rg --files does (.git itself is never searched)"`
 	NoIgnore   bool   `json:"noIgnore,omitempty" jsonschema:"do not apply .gitignore, .git/info/exclude or the global excludes file"`
 	// ExcludePatterns is the reference server's argument (reference.go).
 	ExcludePatterns []string `json:"excludePatterns,omitempty" jsonschema:"globs of paths relative to the directory to leave out (an excluded directory is not searched)"`
@@ -85,7 +85,7 @@ func (s *Server) searchFiles(ctx context.Context, in searchIn) (*mcp.CallToolRes
 	scanned := 0
 	// A limit makes the walk run in one goroutine, in a fixed order, so the
 	// same call finds the same first matches.
-	werr := s.h.WalkFunc(ctx, "", st.Path, host.WalkOptions{Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxEntries: maxSearchScan, Filter: excludeFilter(in.ExcludePatterns, false)}, func(e host.WalkEntry) error {
+	werr := s.h.WalkFunc(ctx, "", st.Path, host.WalkOptions{Hidden: showDots(in.Hidden), NoIgnore: in.NoIgnore, MaxEntries: maxSearchScan, Filter: excludeFilter(in.ExcludePatterns, false)}, func(e host.WalkEntry) error {
 		scanned++
 		rel, err := filepath.Rel(st.Path, e.Path)
 		if err != nil || e.Depth == 0 || (dirsOnly && !e.IsDir) {
@@ -128,7 +128,7 @@ func (s *Server) searchFiles(ctx context.Context, in searchIn) (*mcp.CallToolRes
 		b.WriteByte('\n')
 	}
 	if len(out.Matches) == 0 {
-		fmt.Fprintf(&b, "(nothing under %s matches %s)\n", st.Path, quote(in.Pattern))
+		fmt.Fprintf(&b, "(nothing under %s matches %s%s)\n", st.Path, quote(in.Pattern), leftOut(in.Hidden, in.NoIgnore))
 	}
 	if out.Truncated && !scanCut {
 		fmt.Fprintf(&b, "... (cut at %d matches: narrow the pattern or the path, or raise maxEntries)\n", limit)

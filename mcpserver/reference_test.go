@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agenthost/agenthost/mcpserver"
 )
 
 // referenceVersion is the reference filesystem server the parity test
@@ -21,8 +23,9 @@ const referenceVersion = "2026.8.31"
 
 // referenceTree makes the tree both servers answer about: files of sizes
 // that show each unit of formatSize, a directory tree with names the
-// excludePatterns name, an empty directory and a link. No dot-files: the
-// reference shows them, our walk-based tools by default do not.
+// excludePatterns name, empty directories, a link, names each JSON
+// encoder escapes its own way and dot-files (which both show by default).
+// Not a git repository: the reference applies no ignore rules.
 func referenceTree(t *testing.T) (dir, ws string) {
 	dir = t.TempDir()
 	dir, _ = filepath.EvalSymlinks(dir)
@@ -42,6 +45,15 @@ func referenceTree(t *testing.T) (dir, ws string) {
 	mustWrite(t, filepath.Join(ws, "sub/node_modules/x.js"), "x")
 	mustWrite(t, filepath.Join(ws, "sub/deep/d.log"), "log")
 	mustWrite(t, filepath.Join(ws, "sub/deep/e.go"), "package e\n")
+	// Names each JSON encoder escapes its own way, and empty directories
+	// at two depths, for directory_tree's text.
+	for _, f := range []string{`q"uote.txt`, "a<b>&c.txt", "tab\there", "back\\slash", "ünï日本.txt", "line\u2028sep", "ctl\x01x", "e1/e2/keep", ".dotfile", ".github/workflows/ci.yml"} {
+		mustWrite(t, filepath.Join(ws, "sub/odd", f), "x")
+	}
+	os.Remove(filepath.Join(ws, "sub/odd/e1/e2/keep"))
+	if err := os.MkdirAll(filepath.Join(ws, "sub/odd/e3"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink("alpha.txt", filepath.Join(ws, "link")); err != nil {
 		t.Fatal(err)
 	}
@@ -189,17 +201,12 @@ func TestReferenceParity(t *testing.T) {
 		return resultText(res)
 	}
 	// What may differ: birth and access times (reading a file may set
-	// its atime), and directory_tree's empty directories, which the
-	// reference gives "children": [] and ours no children (ours is
-	// documented so; the field is directory_tree's, not a reference name).
+	// its atime). directory_tree's text is the reference's byte for byte,
+	// "children": [] of an empty directory included.
 	times := regexp.MustCompile(`(?m)^(created|accessed): .*$`)
-	emptyChildren := regexp.MustCompile(`,\n\s*"children": \[\]`)
 	norm := func(name, s string) string {
-		switch name {
-		case "get_file_info":
+		if name == "get_file_info" {
 			s = times.ReplaceAllString(s, "$1: T")
-		case "directory_tree":
-			s = emptyChildren.ReplaceAllString(s, "")
 		}
 		return s
 	}
@@ -219,6 +226,8 @@ func TestReferenceParity(t *testing.T) {
 		{"list_directory_with_sizes", map[string]any{"path": ws, "sortBy": "size"}},
 		{"list_directory_with_sizes", map[string]any{"path": filepath.Join(ws, "sub"), "sortBy": "name"}},
 		{"directory_tree", map[string]any{"path": ws}},
+		{"directory_tree", map[string]any{"path": filepath.Join(ws, "sub/odd")}},
+		{"directory_tree", map[string]any{"path": filepath.Join(ws, "sub/odd/e3")}},
 		{"directory_tree", map[string]any{"path": ws, "excludePatterns": []string{"node_modules", "*.bin", "sub/deep/*.log"}}},
 	} {
 		want := norm(c.name, refCall(c.name, c.args))
@@ -238,6 +247,8 @@ func TestReferenceParity(t *testing.T) {
 		{"**/*.go", nil},
 		{"**/*.go", []string{"sub/deep"}},
 		{"**", []string{"**/node_modules", "*.bin"}},
+		{"**/*.yml", nil},
+		{"**/.*", nil},
 	} {
 		args := map[string]any{"path": ws, "pattern": c.pattern}
 		if c.exclude != nil {
@@ -249,10 +260,14 @@ func TestReferenceParity(t *testing.T) {
 				want = append(want, l)
 			}
 		}
-		for _, l := range strings.Split(ours.ok("search_files", args), "\n") {
-			if l != "" && !strings.HasPrefix(l, "(") {
-				got = append(got, filepath.Join(ws, strings.TrimSuffix(l, "/")))
-			}
+		res, err := ours.callRaw("search_files", args)
+		if err != nil || res.IsError {
+			t.Fatalf("search_files %v: %v %s", args, err, resultText(res))
+		}
+		var out mcpserver.SearchOut
+		structured(t, res, &out)
+		for _, m := range out.Matches {
+			got = append(got, filepath.Join(ws, m.Path))
 		}
 		slices.Sort(want)
 		slices.Sort(got)

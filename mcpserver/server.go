@@ -91,6 +91,7 @@ type Server struct {
 
 	walkHint atomic.Int64 // entries the last walk call found, to size the next one's buffers
 	heavy    heavySlots   // turns of the heavy tools (heavy.go)
+	treeHint atomic.Int64 // bytes of the last directory_tree text, to size the next one's buffers
 
 	stop  context.Context // Run's context: when it is done, calls in flight are cancelled
 	ready chan struct{}   // closed when the tools are registered

@@ -397,15 +397,22 @@ func gitInit(t *testing.T, dir string) {
 	serverGit(dir).Init(t, dir)
 }
 
-// gitWalkListing is what the walk tool should print for dir, computed by
-// git: the files of `git ls-files -co --exclude-standard` without
-// dot-files, and each directory holding one, with a trailing slash, sorted.
-func gitWalkListing(t *testing.T, dir string) string {
+// gitWalkListing is what the walk tool should print for dir by default,
+// computed by git: the files of `git ls-files -co --exclude-standard`
+// (dot-files included), and each directory holding one, with a trailing
+// slash, sorted.
+func gitWalkListing(t *testing.T, dir string) string { return gitListing(t, dir, true) }
+
+// gitWalkListingNoDots is gitWalkListing without dot-files: what walk
+// prints with hidden: false.
+func gitWalkListingNoDots(t *testing.T, dir string) string { return gitListing(t, dir, false) }
+
+func gitListing(t *testing.T, dir string, dots bool) string {
 	t.Helper()
 	out := serverGit(dir).Git(t, dir, "ls-files", "-z", "-co", "--exclude-standard")
 	set := map[string]bool{}
 	for _, f := range strings.Split(strings.TrimRight(out, "\x00"), "\x00") {
-		if f == "" || strings.HasPrefix(f, ".") || strings.Contains(f, "/.") {
+		if f == "" || (!dots && (strings.HasPrefix(f, ".") || strings.Contains(f, "/."))) {
 			continue
 		}
 		set[f] = true
@@ -466,15 +473,23 @@ func TestWalk(t *testing.T) {
 	s := start(t, startOpts{})
 	gitInit(t, s.ws)
 	mustWrite(t, filepath.Join(s.ws, ".gitignore"), "*.log\nbuild/\n")
-	for _, f := range []string{"a.go", "x.log", "build/out", "src/b.go", "src/deep/c.go", ".hidden"} {
+	for _, f := range []string{"a.go", "x.log", "build/out", "src/b.go", "src/deep/c.go", ".hidden", ".github/workflows/ci.yml", "src/.env"} {
 		mustWrite(t, filepath.Join(s.ws, f), "x")
 	}
+	// git's view by default, dot-files in, as the CLI's walk.
 	got := s.ok("walk", map[string]any{})
 	if want := gitWalkListing(t, s.ws); got != want {
 		t.Errorf("walk = %q, want (from git) %q", got, want)
 	}
+	if !strings.Contains(got, ".github/workflows/ci.yml\n") {
+		t.Errorf("walk lacks .github/workflows/ci.yml: %q", got)
+	}
+	got = s.ok("walk", map[string]any{"hidden": false})
+	if want := gitWalkListingNoDots(t, s.ws); got != want {
+		t.Errorf("walk hidden false = %q, want (from git, no dot-files) %q", got, want)
+	}
 	got = s.ok("walk", map[string]any{"path": "src", "maxDepth": 1})
-	if want := "b.go\ndeep/\n"; got != want {
+	if want := ".env\nb.go\ndeep/\n"; got != want {
 		t.Errorf("walk src depth 1 = %q, want %q", got, want)
 	}
 	got = s.ok("walk", map[string]any{"hidden": true, "noIgnore": true})
@@ -486,9 +501,14 @@ func TestWalk(t *testing.T) {
 	if strings.Contains(got, ".git/") {
 		t.Errorf(".git listed: %q", got)
 	}
-	got = s.ok("walk", map[string]any{"maxEntries": 2})
+	got = s.ok("walk", map[string]any{"maxEntries": 2, "hidden": false})
 	if lines := strings.Split(strings.TrimSpace(got), "\n"); len(lines) != 3 || lines[0] != "a.go" || lines[1] != "src/" || !strings.Contains(lines[2], "more follow") {
 		t.Errorf("walk maxEntries 2 = %q", got)
+	}
+	// An empty answer says what was left out.
+	mustWrite(t, filepath.Join(s.ws, "logs/a.log"), "x")
+	if got := s.ok("walk", map[string]any{"path": "logs"}); !strings.Contains(got, "nothing under") || !strings.Contains(got, "noIgnore: true") {
+		t.Errorf("walk of a directory of ignored files does not say what it left out: %q", got)
 	}
 	s.fails("walk", map[string]any{"path": "nope"}, "does not exist")
 	s.fails("walk", map[string]any{"maxDepth": -1}, "negative")

@@ -16,7 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agenthost/agenthost/host"
-	"github.com/agenthost/agenthost/host/walk"
 )
 
 const (
@@ -46,7 +45,7 @@ type walkIn struct {
 	Path       string `json:"path,omitempty" jsonschema:"the directory to walk (default: the workspace root)"`
 	MaxDepth   int    `json:"maxDepth,omitempty" jsonschema:"how deep to go: 1 lists only the directory's children; 0 or absent is unlimited"`
 	MaxEntries int    `json:"maxEntries,omitempty" jsonschema:"the most entries to return (default 2000, at most 50000)"`
-	Hidden     bool   `json:"hidden,omitempty" jsonschema:"include names starting with a dot (.git itself is never listed)"`
+	Hidden     *bool  `json:"hidden,omitempty" jsonschema:"dot-files (names starting with a dot): listed by default, as git lists them; false leaves them out, as rg --files does (.git itself is never listed)"`
 	NoIgnore   bool   `json:"noIgnore,omitempty" jsonschema:"do not apply .gitignore, .git/info/exclude or the global excludes file"`
 	Cursor     string `json:"cursor,omitempty" jsonschema:"where to go on: the nextCursor of the previous page of the same walk"`
 }
@@ -80,7 +79,7 @@ type ListOut struct {
 // listCursor is what a nextCursor holds, opaque to the client: the tool,
 // the canonical directory listed and the last entry returned (relative to
 // it, names separated by /). A page lists the entries that sort after
-// that entry (walk.Options.After), so paging is stable whatever is
+// that entry (host.WalkOptions.After), so paging is stable whatever is
 // created or removed between the calls: every entry present throughout is
 // listed exactly once, in order.
 type listCursor struct {
@@ -145,7 +144,7 @@ func (s *Server) addWalkTools() {
 		Name: "walk",
 		Description: "List the files under a directory the way git sees them (like rg --files): paths relative to the walked directory, " +
 			"one per line, directories with a trailing /. Files ignored by .gitignore, .git/info/exclude or the global excludes file " +
-			"are left out and ignored directories are not entered; dot-files only with hidden. Limit the output with maxDepth and maxEntries. " +
+			"are left out and ignored directories are not entered; dot-files are listed, as git ls-files -co --exclude-standard lists them (hidden: false leaves them out). Limit the output with maxDepth and maxEntries. " +
 			"Entries come in path order (depth first, each directory's names in byte order, a directory followed by what is in it); when more follow than maxEntries, " +
 			"truncated is true and nextCursor is set: call again with the same arguments and cursor set to it for the next page (every entry present throughout is listed exactly once).",
 		Annotations: ro,
@@ -185,8 +184,27 @@ func (s *Server) listNames(ctx context.Context, dir string) ([]string, error) {
 	return names, err
 }
 
+// showDots is a listing's hidden argument: dot-files are listed unless the
+// call says hidden: false (docs/adr/0027: git's view, the CLI's default).
+func showDots(hidden *bool) bool { return hidden == nil || *hidden }
+
+// leftOut is what an empty listing's text says the walk left out, so that
+// "nothing" is not read as "nothing there": the files git ignores (unless
+// noIgnore), and dot-files when the call said hidden: false.
+func leftOut(hidden *bool, noIgnore bool) string {
+	switch {
+	case !showDots(hidden) && !noIgnore:
+		return "; dot-files and files git ignores are left out: hidden: true and noIgnore: true include them"
+	case !showDots(hidden):
+		return "; dot-files are left out: hidden: true includes them"
+	case !noIgnore:
+		return "; files git ignores are left out: noIgnore: true includes them"
+	}
+	return ""
+}
+
 func isPartial(err error) bool {
-	var pe *walk.PartialError
+	var pe *host.PartialError
 	return errors.As(err, &pe)
 }
 
@@ -307,7 +325,7 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 		return nil
 	}
 	err = s.h.WalkFunc(ctx, "", top, host.WalkOptions{
-		Hidden: in.Hidden, NoIgnore: in.NoIgnore, MaxDepth: in.MaxDepth, Batch: batch,
+		Hidden: showDots(in.Hidden), NoIgnore: in.NoIgnore, MaxDepth: in.MaxDepth, Batch: batch,
 		MaxEntries: limit, After: after, OnCut: func() { truncated = true },
 	}, func(e host.WalkEntry) error { return batch([]host.WalkEntry{e}) }) // a file
 	if err != nil && !isPartial(err) {
@@ -378,7 +396,7 @@ func (s *Server) walk(ctx context.Context, in walkIn) (*mcp.CallToolResult, json
 	}
 	js = append(js, '}')
 	if len(list) == 0 {
-		fmt.Fprintf(&b, "(nothing under %s)\n", top)
+		fmt.Fprintf(&b, "(nothing under %s%s)\n", top, leftOut(in.Hidden, in.NoIgnore))
 	}
 	if truncated {
 		fmt.Fprintf(&b, "... (%d entries; more follow: call again with cursor %q, or narrow the path, lower maxDepth or raise maxEntries)\n", len(list), next)

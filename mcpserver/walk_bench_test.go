@@ -21,7 +21,12 @@ import (
 // through the server's own line transport over a pipe, spoken to in raw
 // JSON-RPC lines: the server's whole cost of the call, reply written,
 // without a process boundary. Skipped when the variable is unset.
-func BenchmarkWalkTool(b *testing.B) {
+func BenchmarkWalkTool(b *testing.B) { benchTreeTool(b, "walk") }
+
+// BenchmarkDirectoryTreeTool is BenchmarkWalkTool for directory_tree.
+func BenchmarkDirectoryTreeTool(b *testing.B) { benchTreeTool(b, "directory_tree") }
+
+func benchTreeTool(b *testing.B, tool string) {
 	dir := os.Getenv("MCP_WALK_BENCH_DIR")
 	if dir == "" {
 		b.Skip("MCP_WALK_BENCH_DIR not set")
@@ -46,10 +51,10 @@ func BenchmarkWalkTool(b *testing.B) {
 	id := 1
 	for b.Loop() {
 		id++
-		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"walk","arguments":{"hidden":true,"maxEntries":50000}}}`, id))
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"hidden":true,"maxEntries":50000}}}`, id, tool))
 		l, err := out.ReadString('\n')
 		if err != nil || !strings.Contains(l[:min(len(l), 100)], `"result"`) || strings.Contains(l, `"isError":true`) {
-			b.Fatalf("walk: %v %.300s", err, l)
+			b.Fatalf("%s: %v %.300s", tool, err, l)
 		}
 		b.SetBytes(int64(len(l)))
 	}

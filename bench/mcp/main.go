@@ -20,10 +20,12 @@
 //     go run ./bench/mcp [-calls 1000] [-starts 100] [-bin PATH] [-before PATH]
 //     go run ./bench/mcp -only-inflight [-inflight 32] [-ref .../server-filesystem/dist/index.js]
 //
-//   - walk: agent-host's walk tool on a whole tree (a plain copy of
-//     GOROOT, no .git) against the reference server's directory_tree:
+//   - walk: agent-host's walk and directory_tree tools on a whole tree (a
+//     plain copy of GOROOT, no .git) against the reference server's
+//     directory_tree (-ref), and an earlier build's directory_tree
+//     (-before):
 //
-//     go run ./bench/mcp -walk DIR [-walk-rounds 15] -ref .../server-filesystem/dist/index.js
+//     go run ./bench/mcp -walk DIR [-walk-rounds 15] [-before PATH] -ref .../server-filesystem/dist/index.js
 package main
 
 import (
@@ -53,7 +55,7 @@ func main() {
 	runs := flag.Int("runs", 5, "throughput runs per server (the median is printed)")
 	ref := flag.String("ref", "", "the reference server's dist/index.js (@modelcontextprotocol/server-filesystem), run with node for comparison")
 	only := flag.Bool("only-inflight", false, "measure only the throughput with -inflight calls in flight")
-	walkDir := flag.String("walk", "", "measure only agent-host's walk of `DIR` (whole tree) against the reference server's directory_tree (-ref) of it")
+	walkDir := flag.String("walk", "", "measure only agent-host's walk and directory_tree of `DIR` (whole tree) against the reference server's directory_tree (-ref) of it")
 	walkRounds := flag.Int("walk-rounds", 15, "timed calls of each server for -walk")
 	flag.Parse()
 	log.SetFlags(0)
@@ -81,11 +83,20 @@ func main() {
 	}
 
 	if *walkDir != "" {
-		servers := []server{{"agent-host", func(ws string) []string { return []string{bin, "mcp", "--root", ws} }}}
-		if *ref != "" {
-			servers = append(servers, server{"reference", func(ws string) []string { return []string{"node", *ref, ws} }})
+		ours := func(b string) func(string) []string {
+			return func(ws string) []string { return []string{b, "mcp", "--root", ws} }
 		}
-		walkBench(*walkDir, servers, *walkRounds)
+		probes := []probe{
+			{"walk", "walk", ours(bin)},
+			{"directory_tree", "directory_tree", ours(bin)},
+		}
+		if *before != "" {
+			probes = append(probes, probe{"directory_tree (before)", "directory_tree", ours(*before)})
+		}
+		if *ref != "" {
+			probes = append(probes, probe{"reference directory_tree", "reference", func(ws string) []string { return []string{"node", *ref, ws} }})
+		}
+		walkBench(*walkDir, probes, *walkRounds)
 		return
 	}
 	if *k > 0 {

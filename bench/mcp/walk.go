@@ -14,18 +14,27 @@ import (
 	"time"
 )
 
-// walkBench times, interleaved, rounds calls of agent-host's walk tool
-// (the whole tree of dir: hidden files in, maxEntries 50000) and of the
-// reference server's directory_tree on dir, each server one long-lived
-// process over a raw JSON-RPC pipe, after one untimed call each. dir
-// should hold no .git (a plain copy of GOROOT, say), so that both list the
-// same set: directory_tree applies no ignore rules. It prints the median
+// A probe is one tool timed by walkBench, in its own server process.
+type probe struct {
+	name string
+	tool string // "walk", "directory_tree" (ours) or "reference" (the reference's directory_tree)
+	argv func(ws string) []string
+}
+
+// walkBench times, interleaved, rounds calls of each probe on the whole
+// tree of dir: agent-host's walk (hidden files in, maxEntries 50000), its
+// directory_tree (the same arguments) and the reference server's
+// directory_tree, each probe one long-lived server process over a raw
+// JSON-RPC pipe, after one untimed call each. dir should hold no .git (a
+// plain copy of GOROOT, say), so that all list the same set: the
+// reference's directory_tree applies no ignore rules. It prints the median
 // time from request to the whole reply line, the server CPU per call
-// (user+system from /proc over all timed calls), the reply sizes and
-// entry counts, and agent-host's figures as a ratio of the reference's.
-func walkBench(dir string, servers []server, rounds int) {
+// (user+system from /proc over all timed calls), the server's peak RSS,
+// the reply sizes and entry counts, and each probe's figures as a ratio of the last one's
+// (the reference's, when it is timed).
+func walkBench(dir string, probes []probe, rounds int) {
 	type proc struct {
-		s     server
+		p     probe
 		cmd   *exec.Cmd
 		in    io.WriteCloser
 		out   *bufio.Reader
@@ -34,10 +43,12 @@ func walkBench(dir string, servers []server, rounds int) {
 		cpu   time.Duration
 		size  int
 		count int
+		hwm   int // the server's peak RSS, KiB
+		flt   int // minor page faults a call
 	}
 	var ps []*proc
-	for _, s := range servers {
-		argv := s.argv(dir)
+	for _, pr := range probes {
+		argv := pr.argv(dir)
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Stderr = os.Stderr
 		in, _ := cmd.StdinPipe()
@@ -45,16 +56,17 @@ func walkBench(dir string, servers []server, rounds int) {
 		if err := cmd.Start(); err != nil {
 			log.Fatal(err)
 		}
-		p := &proc{s: s, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+		p := &proc{p: pr, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
 		io.WriteString(in, initLine)
 		if l, err := p.out.ReadString('\n'); err != nil || !strings.Contains(l, `"result"`) {
-			log.Fatalf("%s: initialize: %v %q", s.name, err, l)
+			log.Fatalf("%s: initialize: %v %q", pr.name, err, l)
 		}
 		io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-		if s.name == "agent-host" {
-			p.call = fmt.Sprintf(`{"jsonrpc":"2.0","id":%%d,"method":"tools/call","params":{"name":"walk","arguments":{"path":%q,"hidden":true,"maxEntries":50000}}}`+"\n", dir)
-		} else {
+		switch pr.tool {
+		case "reference":
 			p.call = fmt.Sprintf(`{"jsonrpc":"2.0","id":%%d,"method":"tools/call","params":{"name":"directory_tree","arguments":{"path":%q}}}`+"\n", dir)
+		default:
+			p.call = fmt.Sprintf(`{"jsonrpc":"2.0","id":%%d,"method":"tools/call","params":{"name":%q,"arguments":{"path":%q,"hidden":true,"maxEntries":50000}}}`+"\n", pr.tool, dir)
 		}
 		ps = append(ps, p)
 	}
@@ -66,14 +78,14 @@ func walkBench(dir string, servers []server, rounds int) {
 		for {
 			l, err := p.out.ReadString('\n')
 			if err != nil {
-				log.Fatalf("%s: %v", p.s.name, err)
+				log.Fatalf("%s: %v", p.p.name, err)
 			}
 			if strings.HasPrefix(l, `{"jsonrpc":"2.0","method"`) || strings.Contains(l[:min(len(l), 200)], `"method":`) {
 				continue // a notification or a request of the server's
 			}
 			d := time.Since(t0)
 			if !strings.Contains(l[:min(len(l), 100)], `"result"`) || strings.Contains(l, `"isError":true`) {
-				log.Fatalf("%s: reply %.300s", p.s.name, l)
+				log.Fatalf("%s: reply %.300s", p.p.name, l)
 			}
 			return d, l
 		}
@@ -81,11 +93,13 @@ func walkBench(dir string, servers []server, rounds int) {
 	for _, p := range ps {
 		_, l := callOnce(p)
 		p.size = len(l)
-		p.count = countEntries(p.s.name, l)
+		p.count = countEntries(p.p, l)
 	}
 	before := make([]time.Duration, len(ps))
+	fltBefore := make([]int, len(ps))
 	for i, p := range ps {
 		before[i] = procCPU(p.cmd.Process.Pid)
+		fltBefore[i] = procFaults(p.cmd.Process.Pid)
 	}
 	for r := range rounds {
 		for i := range ps {
@@ -96,25 +110,32 @@ func walkBench(dir string, servers []server, rounds int) {
 	}
 	for i, p := range ps {
 		p.cpu = (procCPU(p.cmd.Process.Pid) - before[i]) / time.Duration(rounds)
+		p.hwm = procHWM(p.cmd.Process.Pid)
+		p.flt = (procFaults(p.cmd.Process.Pid) - fltBefore[i]) / rounds
 		p.in.Close()
 		p.cmd.Wait()
 	}
 	med := func(ds []time.Duration) time.Duration { s := slices.Clone(ds); slices.Sort(s); return s[len(s)/2] }
 	for _, p := range ps {
-		fmt.Printf("walk of %s, %-10s: median %7.1f ms (min %.1f, max %.1f), server CPU %6.1f ms a call, reply %d bytes, %d entries\n",
-			dir, p.s.name, ms(med(p.walls)), ms(slices.Min(p.walls)), ms(slices.Max(p.walls)), ms(p.cpu), p.size, p.count)
+		fmt.Printf("%-26s of %s: median %7.1f ms (min %.1f, max %.1f), server CPU %6.1f ms and %d page faults a call, peak RSS %d KiB, reply %d bytes, %d entries\n",
+			p.p.name, dir, ms(med(p.walls)), ms(slices.Min(p.walls)), ms(slices.Max(p.walls)), ms(p.cpu), p.flt, p.hwm, p.size, p.count)
 	}
 	if len(ps) > 1 {
-		fmt.Printf("agent-host walk / reference directory_tree: wall %.2fx, server CPU %.2fx (%d rounds, interleaved)\n",
-			float64(med(ps[0].walls))/float64(med(ps[1].walls)), float64(ps[0].cpu)/float64(ps[1].cpu), rounds)
+		last := ps[len(ps)-1]
+		for _, p := range ps[:len(ps)-1] {
+			fmt.Printf("%s / %s: wall %.2fx, server CPU %.2fx (%d rounds, interleaved)\n",
+				p.p.name, last.p.name, float64(med(p.walls))/float64(med(last.walls)), float64(p.cpu)/float64(last.cpu), rounds)
+		}
 	}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // countEntries counts the entries of a reply: walk's structured entries,
-// or the nodes of directory_tree's JSON tree.
-func countEntries(name, line string) int {
+// or the nodes of directory_tree's JSON tree (its text, ours or the
+// reference's).
+func countEntries(p probe, line string) int {
+	name := p.name
 	var m struct {
 		Result struct {
 			Content []struct {
@@ -128,7 +149,7 @@ func countEntries(name, line string) int {
 	if err := json.Unmarshal([]byte(line), &m); err != nil {
 		log.Fatalf("%s: reply: %v", name, err)
 	}
-	if name == "agent-host" {
+	if p.tool == "walk" {
 		return len(m.Result.StructuredContent.Entries)
 	}
 	type node struct {
@@ -147,6 +168,34 @@ func countEntries(name, line string) int {
 		return n
 	}
 	return count(tree)
+}
+
+// procHWM is the peak resident set of process pid so far, in KiB (Linux:
+// VmHWM; 0 when it cannot be read).
+func procHWM(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return n
+		}
+	}
+	return 0
+}
+
+// procFaults is the minor page faults of process pid so far (Linux).
+func procFaults(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	n, _ := strconv.Atoi(f[7])
+	return n
 }
 
 // procCPU is the user and system time of process pid so far (Linux).

@@ -29,9 +29,9 @@
 # order (a run of the walk), random order and sparse (every k-th entry of
 # the walk) (bench/walk/cistdin; peak RSS through /usr/bin/time). With
 # REF=.../server-filesystem/dist/index.js (npm install
-# @modelcontextprotocol/server-filesystem), last the MCP walk tool of a
-# plain copy of GOROOT (goroot-plain/, no .git) against that reference
-# server's directory_tree (go run ./bench/mcp -walk).
+# @modelcontextprotocol/server-filesystem), last the MCP walk and
+# directory_tree tools of a plain copy of GOROOT (goroot-plain/, no .git)
+# against that reference server's directory_tree (go run ./bench/mcp -walk).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -133,7 +133,7 @@ echo "== check-ignore --stdin --no-index, whole processes, 10,000 paths of tree/
 "$work/bin/cistdin" -repo "$work/tree" -bin "$work/bin/agent-host" -n "$rounds"
 
 if [ -n "${REF:-}" ]; then
-  echo "== MCP walk of goroot-plain/ vs the reference server's directory_tree"
+  echo "== MCP walk and directory_tree of goroot-plain/ vs the reference server's directory_tree"
   [ -d "$work/goroot-plain" ] || cp -a "$(go env GOROOT)" "$work/goroot-plain"
   (cd "$repo" && go run ./bench/mcp -walk "$work/goroot-plain" -walk-rounds "$rounds" -ref "$REF")
 fi

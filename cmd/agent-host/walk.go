@@ -19,7 +19,6 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agenthost/agenthost/host"
-	"github.com/agenthost/agenthost/host/walk"
 	"github.com/agenthost/agenthost/internal/cli"
 )
 
@@ -101,18 +100,18 @@ func parseGlob(g string) (walkGlob, error) {
 	return w, nil
 }
 
-// globOverride is the walk.Options.Override for globs, as ripgrep applies
+// globOverride is the host.WalkOptions.Override for globs, as ripgrep applies
 // its overrides: the last glob that matches decides, ahead of the hidden
 // and ignore rules (so -g '*.log' lists an ignored x.log, and -g '.env' a
 // dot-file); a '!' one leaves the entry out, and a directory left out is
 // not entered. When some glob includes, a file no glob matches is left
 // out; a directory no glob matches is left to the rules.
-func globOverride(globs []walkGlob) func(string, bool) walk.Verdict {
+func globOverride(globs []walkGlob) func(string, bool) host.WalkVerdict {
 	includes := false
 	for _, g := range globs {
 		includes = includes || !g.exclude
 	}
-	return func(rel string, isDir bool) walk.Verdict {
+	return func(rel string, isDir bool) host.WalkVerdict {
 		name := rel[strings.LastIndexByte(rel, '/')+1:]
 		for i := len(globs) - 1; i >= 0; i-- {
 			g := globs[i]
@@ -125,15 +124,15 @@ func globOverride(globs []walkGlob) func(string, bool) walk.Verdict {
 			}
 			if ok, _ := doublestar.Match(g.pattern, subject); ok {
 				if g.exclude {
-					return walk.Exclude
+					return host.WalkExclude
 				}
-				return walk.Include
+				return host.WalkInclude
 			}
 		}
 		if includes && !isDir {
-			return walk.Exclude
+			return host.WalkExclude
 		}
-		return walk.Undecided
+		return host.WalkUndecided
 	}
 }
 
@@ -278,7 +277,7 @@ func cmdWalk(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if errors.Is(err, errEnough) {
 			err = nil
 		}
-		var partial *walk.PartialError
+		var partial *host.PartialError
 		switch {
 		case errors.As(err, &partial):
 			// A directory that could not be read (the rest is still

@@ -1,4 +1,4 @@
-package mcpserver
+package host
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package mcpserver
+package host
 
 import (
 	"fmt"
@@ -223,7 +223,7 @@ func myers(a, b []string, a0, b0 int) []diffOp {
 }
 
 func replaceAll(a, b []string, a0, b0 int) []diffOp {
-	var ops []diffOp
+	ops := make([]diffOp, 0, len(a)+len(b))
 	for i, l := range a {
 		ops = append(ops, diffOp{'-', a0 + i, b0, l})
 	}
