@@ -145,7 +145,9 @@ func (h *Host) CheckSandbox(ctx context.Context) (SandboxReport, error) {
 
 	// A daemon in a new session.
 	beat := filepath.Join(ws, "beat")
-	_, err = run("setsid sh -c 'while :; do echo x >> " + shq(beat) + "; sleep 0.02; done' </dev/null >/dev/null 2>&1 & sleep 0.1")
+	// It waits (at most 5 s) for the daemon's first beat: a slow start
+	// must not pass for a daemon that was ended.
+	_, err = run("setsid sh -c 'while :; do echo x >> " + shq(beat) + "; sleep 0.02; done' </dev/null >/dev/null 2>&1 & for i in $(seq 500); do [ -s " + shq(beat) + " ] && break; sleep 0.01; done")
 	s1, _ := os.Stat(beat)
 	time.Sleep(200 * time.Millisecond)
 	s2, _ := os.Stat(beat)

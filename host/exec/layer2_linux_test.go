@@ -108,7 +108,10 @@ func TestNoUserNSInner(t *testing.T) {
 
 	// A daemon that double-forks into a new session and keeps writing.
 	beat := filepath.Join(ws, "beat")
-	out = run(`setsid sh -c 'while :; do echo x >> beat; sleep 0.02; done' </dev/null >/dev/null 2>&1 & echo started`)
+	// The command waits for its first beat, so that a slow start (a
+	// loaded machine, the race detector) cannot pass for a daemon that
+	// was ended.
+	out = run(`setsid sh -c 'while :; do echo x >> beat; sleep 0.02; done' </dev/null >/dev/null 2>&1 & for i in $(seq 500); do [ -s beat ] && break; sleep 0.01; done; echo started`)
 	if !strings.Contains(out.Stdout, "started") {
 		t.Fatalf("the daemon did not start: %+v", out)
 	}
