@@ -142,13 +142,24 @@ func escapedLen(s string) int {
 // byte (its appendString with HTML escaping: <, > and & escaped, U+2028
 // and U+2029 escaped, invalid UTF-8 as U+FFFD), without json.Marshal's
 // buffer and copy: runs of plain bytes are copied whole.
-func appendJSONString(b []byte, s string) []byte {
+func appendJSONString(b []byte, s string) []byte { return appendQuoted(b, s, true) }
+
+// appendJSText appends s as JSON.stringify writes a string: '"' and '\'
+// escaped, control characters as \b, \f, \n, \r, \t or \u00xx, everything
+// else as it is (no HTML escaping, U+2028 and U+2029 as they are). Each
+// byte that is not UTF-8 is U+FFFD, as node decodes such a name.
+func appendJSText(b []byte, s string) []byte { return appendQuoted(b, s, false) }
+
+// appendQuoted is appendJSONString (goJSON) or appendJSText: the two
+// differ only in <, > and &, U+2028 and U+2029, and in writing U+FFFD
+// escaped or as it is.
+func appendQuoted(b []byte, s string, goJSON bool) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!goJSON || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}
@@ -174,19 +185,19 @@ func appendJSONString(b []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		switch {
+		case r == utf8.RuneError && size == 1:
 			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
+			if goJSON {
+				b = append(b, `\ufffd`...)
+			} else {
+				b = append(b, "\ufffd"...)
+			}
+			start = i + size
+		case goJSON && (r == '\u2028' || r == '\u2029'):
 			b = append(b, s[start:i]...)
 			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
+			start = i + size
 		}
 		i += size
 	}

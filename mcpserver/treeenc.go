@@ -141,56 +141,6 @@ func (w *treeWriter) finish(cut bool) {
 	w.b = append(w.b, ']')
 }
 
-// appendJSText appends s as JSON.stringify writes a string: '"' and '\'
-// escaped, control characters as \b, \f, \n, \r, \t or \u00xx, everything
-// else as it is (no HTML escaping, U+2028 and U+2029 as they are). Each
-// byte that is not UTF-8 is U+FFFD, as node decodes such a name.
-func appendJSText(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b = append(b, s[start:i]...)
-				b = append(b, "\ufffd"...)
-				i++
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '\\', '"':
-			b = append(b, '\\', c)
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
 // appendB64 appends the exact bytes of s in standard base64, as a JSON
 // string.
 func appendB64(b []byte, s string) []byte {
