@@ -68,7 +68,3 @@ func netDenied(rep *Report, srv *netproxy.Server) {
 	}
 	rep.NetDeniedMore = more
 }
-
-// proxyEnv is the environment that sends a command's HTTP clients to the
-// proxy at addr ("127.0.0.1:PORT").
-func proxyEnv(addr string) []string { return netproxy.Env(addr) }

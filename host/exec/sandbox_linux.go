@@ -278,7 +278,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		if cfg.HandledNet != 0 {
 			cfg.ConnectPorts = []int{port}
 		}
-		env = append(env, proxyEnv("127.0.0.1:"+strconv.Itoa(port))...)
+		env = append(env, netproxy.Env("127.0.0.1:"+strconv.Itoa(port))...)
 		rep.Enforced = append(rep.Enforced, "netproxy")
 	}
 	env = append(env, s.env...) // the caller's last: they win

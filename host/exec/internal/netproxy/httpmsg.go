@@ -19,14 +19,14 @@ import (
 
 // The statuses the proxy answers with.
 const (
-	statusBadRequest      = 400
-	statusForbidden       = 403
-	statusHeaderTooLarge  = 431
-	statusBadGateway      = 502
-	statusUnavailable     = 503
-	statusNotImplemented  = 501
-	statusContinueMessage = "HTTP/1.1 100 Continue\r\n\r\n"
+	statusBadRequest     = 400
+	statusForbidden      = 403
+	statusHeaderTooLarge = 431
+	statusBadGateway     = 502
 )
+
+// continueMessage answers a request's Expect: 100-continue.
+const continueMessage = "HTTP/1.1 100 Continue\r\n\r\n"
 
 func statusText(code int) string {
 	switch code {
@@ -38,10 +38,6 @@ func statusText(code int) string {
 		return "Request Header Fields Too Large"
 	case statusBadGateway:
 		return "Bad Gateway"
-	case statusUnavailable:
-		return "Service Unavailable"
-	case statusNotImplemented:
-		return "Not Implemented"
 	}
 	return "Status " + strconv.Itoa(code)
 }

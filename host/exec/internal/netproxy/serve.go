@@ -277,7 +277,7 @@ func (s *Server) plain(c net.Conn, br *bufio.Reader, head []byte, last *atomic.I
 	toClient := idleConn{c, s.cfg.IdleTimeout, last}
 	if strings.EqualFold(mh.Get("Expect"), "100-continue") {
 		// Answered here, not passed on: the body follows at once.
-		if _, err := io.WriteString(toClient, statusContinueMessage); err != nil {
+		if _, err := io.WriteString(toClient, continueMessage); err != nil {
 			return
 		}
 	}
