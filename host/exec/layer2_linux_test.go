@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -84,6 +85,40 @@ func TestNoUserNSInner(t *testing.T) {
 		must(t, err)
 		return out
 	}
+	// A refusal no setting shows (Docker's seccomp profile): the first
+	// start is refused and the run made again without namespaces.
+	noProbe = true
+	nsBroken.Store(false)
+	// Required: the refused start fails the run, and leaves no journal
+	// (its baseline was made while the helper started), which the next
+	// run would take for a dead run's and undo the user's changes by.
+	_, err = r.Exec(context.Background(), Request{Command: "true", Cwd: ws,
+		Sandbox: &Sandbox{Roots: []string{ws}, Home: base, Required: true}})
+	if !errors.Is(err, ErrNoSandbox) {
+		t.Fatalf("a required sandbox without namespaces: %v, want ErrNoSandbox", err)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, journalDir, journalName)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a start the kernel refused left its journal: %v", err)
+	}
+	nsBroken.Store(false)
+	if out := run("echo fell back"); !strings.Contains(out.Stdout, "fell back") || !strings.Contains(strings.Join(out.Sandbox.Missing, ";"), "namespaces") {
+		t.Fatalf("a start refused by the kernel was not made again without namespaces: %+v", out)
+	}
+	if !nsBroken.Load() {
+		t.Fatal("a refused start was not remembered")
+	}
+	// Where a setting shows it (max_user_namespaces, as TestNoUserNamespaces
+	// sets it), the first run makes its set-up once; where none does (the
+	// seccomp refusal of TestHelperAttacksAsNobody) the probe says nothing.
+	why := usernsSurelyRefused()
+	if readSysctl("/proc/sys/user/max_user_namespaces") == "0" {
+		if !strings.Contains(why, "max_user_namespaces") {
+			t.Fatalf("the probe does not see max_user_namespaces=0: %q", why)
+		}
+	} else if why != "" {
+		t.Fatalf("the probe says %q where no setting refuses user namespaces", why)
+	}
+
 	_, uport, _ := net.SplitHostPort(udp.LocalAddr().String())
 	_, tport, _ := net.SplitHostPort(tcp.Addr().String())
 	out := run(fmt.Sprintf(`echo x > /dev/udp/127.0.0.1/%s; echo x > /dev/tcp/127.0.0.1/%s; echo x > /dev/udp/127.0.0.1/53; echo done`, uport, tport))

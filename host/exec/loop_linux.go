@@ -169,6 +169,14 @@ func (r *Runner) runPolled(ctx context.Context, cmd *osexec.Cmd, s spec) (out Ou
 	phase := phaseRunning
 	deadline := start.Add(s.timeout)
 	leaderGone, cancelled := false, false
+	// ended: the leader is a sandbox's helper whose status record came
+	// (proc.statusReady): the run is over, the helper's exit need not be
+	// waited for.
+	ended := false
+	statusFD := -1
+	if p.hasStatus {
+		statusFD = p.statusFD
+	}
 	fds := make([]unix.PollFd, 0, 4)
 	for {
 		open := 0
@@ -218,6 +226,9 @@ func (r *Runner) runPolled(ctx context.Context, cmd *osexec.Cmd, s spec) (out Ou
 		fds = fds[:0]
 		if !leaderGone {
 			fds = append(fds, unix.PollFd{Fd: int32(pidfd), Events: unix.POLLIN})
+			if statusFD >= 0 {
+				fds = append(fds, unix.PollFd{Fd: int32(statusFD), Events: unix.POLLIN})
+			}
 		}
 		if efd >= 0 && phase == phaseRunning && !cancelled {
 			fds = append(fds, unix.PollFd{Fd: int32(efd), Events: unix.POLLIN})
@@ -244,6 +255,14 @@ func (r *Runner) runPolled(ctx context.Context, cmd *osexec.Cmd, s spec) (out Ou
 			switch int(f.Fd) {
 			case pidfd:
 				leaderGone = true
+			case statusFD:
+				if p.statusReady() {
+					leaderGone, ended = true, true
+				} else {
+					// The helper hung up without a record (it failed):
+					// its exit says how the run ended.
+					statusFD = -1
+				}
 			case efd:
 				cancelled = true
 			default:
@@ -256,9 +275,14 @@ func (r *Runner) runPolled(ctx context.Context, cmd *osexec.Cmd, s spec) (out Ou
 		}
 	}
 
-	st := p.reap() // the leader is a zombie: this only reaps it
 	out.Duration = time.Since(start)
-	setStatus(&out, st)
+	if ended {
+		// The record gives the status (finish); the helper is reaped
+		// when it has exited.
+		go p.reap()
+	} else {
+		setStatus(&out, p.reap()) // the leader is a zombie: this only reaps it
+	}
 	if s.combined {
 		out.Combined, out.Truncated = pipes[0].buf.render(s.maxOut)
 	} else {

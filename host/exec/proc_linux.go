@@ -9,7 +9,12 @@ import (
 // leader follows the first process of a run.
 type leader struct {
 	p      *proc
-	exited chan struct{} // closed once the leader has exited
+	exited chan struct{} // closed once the leader has exited, or ended (below)
+	// ended: the leader is a sandbox's helper whose status record came
+	// whole (proc.statusReady) before its exit: the run is over, and
+	// reap does not wait for the helper's exit (docs/adr/0028). Set
+	// before exited is closed.
+	ended bool
 }
 
 // watch starts waiting for p to exit, for runWatched (used
@@ -29,11 +34,24 @@ func watch(p *proc) *leader {
 	l := &leader{p: p, exited: make(chan struct{})}
 	pid := p.pid
 	pf := pollablePidfd(pid)
+	var sf *os.File
+	if pf != nil && p.hasStatus {
+		if fd, err := unix.Dup(p.statusFD); err == nil {
+			unix.CloseOnExec(fd)
+			sf = os.NewFile(uintptr(fd), "status") // non-blocking, as the socket is
+		}
+	}
 	go func() {
 		defer close(l.exited)
 		if pf != nil {
 			defer pf.Close()
-			if waitPolled(pf) {
+			if sf != nil {
+				var exited bool
+				l.ended, exited = waitEnd(pf, sf)
+				if l.ended || exited {
+					return
+				}
+			} else if waitPolled(pf) {
 				return
 			}
 		}
@@ -95,5 +113,68 @@ func waitPolled(pf *os.File) bool {
 	return err == nil && exited
 }
 
+// waitEnd waits until the helper of pf has exited (exited) or its status
+// record on sf has come whole (ended, reported only if it came first),
+// and closes sf. Both false: pf could not be polled, and nothing was
+// waited for.
+func waitEnd(pf, sf *os.File) (ended, exited bool) {
+	pidDone := make(chan bool, 1)
+	recDone := make(chan bool, 1)
+	go func() { pidDone <- waitPolled(pf) }()
+	go func() { recDone <- waitRecord(sf) }()
+	select {
+	case exited = <-pidDone:
+	case ended = <-recDone:
+		if ended {
+			pf.Close() // ends waitPolled
+		}
+		exited = <-pidDone
+		sf.Close()
+		return ended, exited || ended
+	}
+	sf.Close() // ends waitRecord
+	<-recDone
+	return false, exited
+}
+
+// waitRecord waits in the poller until the status record on sf has come
+// whole, and reports true; false when the helper hung up without one (it
+// failed: its exit tells), or sf could not be polled or was closed.
+func waitRecord(sf *os.File) bool {
+	rc, err := sf.SyscallConn()
+	if err != nil {
+		return false
+	}
+	got := false
+	err = rc.Read(func(fd uintptr) bool {
+		var b [8]byte
+		for {
+			n, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+			switch {
+			case err == unix.EINTR:
+				continue
+			case err == unix.EAGAIN:
+				return false // nothing yet: wait
+			case err != nil || n == 0:
+				return true // hung up: no record
+			case n < len(b):
+				return false // part of it: wait for the rest (or the exit)
+			}
+			got = true
+			return true
+		}
+	})
+	return err == nil && got
+}
+
 // reap collects the exited leader's status; call it after exited closed.
-func (l *leader) reap() exitStatus { return l.p.reap() }
+// For a leader that ended (its status record came before its exit), it
+// returns nothing known at once and reaps the helper in the background:
+// the record gives the status.
+func (l *leader) reap() exitStatus {
+	if l.ended {
+		go l.p.reap()
+		return exitStatus{}
+	}
+	return l.p.reap()
+}

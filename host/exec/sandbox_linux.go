@@ -26,6 +26,24 @@ import (
 // try again and report the namespaces missing.
 var nsBroken atomic.Bool
 
+// noProbe, set by a test before its first run, leaves the refusal for
+// the first start to find, as where no setting shows it.
+var noProbe bool
+
+// probeRefused sets nsBroken, once a process, when a sysctl says that the
+// kernel will refuse the user namespace: then the first run does not make
+// its whole set-up twice, first for a start the kernel refuses, then
+// without the namespaces (about 2.5 ms of every `agent-host exec` on such
+// a machine, issue 22). Only the settings that refuse for certain count:
+// with kernel.apparmor_restrict_unprivileged_userns a profile may allow
+// agent-host, and Docker's seccomp profile shows in no setting; there the
+// first start finds out.
+var probeRefused = sync.OnceFunc(func() {
+	if !noProbe && usernsSurelyRefused() != "" {
+		nsBroken.Store(true)
+	}
+})
+
 // nsFlags are the namespaces a sandboxed command gets: a user namespace
 // (which lets an unprivileged user make the others), no network, its
 // own process ids (the helper is pid 1: when it exits every process of
@@ -69,12 +87,19 @@ type sandboxRun struct {
 	// passed its namespace's listener (start).
 	allow *netproxy.AllowList
 	proxy *netproxy.Server
+	// The run's helper until start takes it (takeHelper): the Runner's
+	// waiting one, or one starting in the background, done once pre is
+	// closed (preH, or the start's error preErr).
+	waiting *helperProc
+	pre     chan struct{}
+	preH    *helperProc
+	preErr  error
 }
 
 // wrap turns cmd into a run of the helper when s asks for a sandbox, or
 // when s.dir must be entered without /proc. It returns nil when cmd runs
 // as it is.
-func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
+func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (_ *sandboxRun, err error) {
 	if s.sandbox == nil {
 		if s.dir == nil || haveProcFD() {
 			return nil, nil
@@ -90,6 +115,7 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		return &sandboxRun{statusR: -1}, nil
 	}
 	sb := s.sandbox
+	probeRefused()
 	allow, err := allowList(sb)
 	if err != nil {
 		return nil, err
@@ -130,6 +156,22 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		return nil, fmt.Errorf("exec: sandbox temporary directory: %w", err)
 	}
 	sr.r, sr.exe, sr.dir, sr.cwd = r, *exe, s.dir, s.cwd
+	// The helper's namespaces are known now (a refusal was remembered
+	// before this retry), and so is the helper it will take: the
+	// Runner's waiting one, else one started now, while the rest of the
+	// run is made ready (start waits for it).
+	if !nsBroken.Load() {
+		sr.flags = uintptr(nsFlags)
+		if sb.Network {
+			sr.flags &^= unix.CLONE_NEWNET
+		}
+	}
+	sr.takeHelper()
+	defer func() {
+		if err != nil {
+			sr.dropHelper()
+		}
+	}()
 	// The home directory the view shows and the second layer reads from.
 	sr.home = sb.Home
 	if sr.home == "" {
@@ -197,10 +239,6 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 	if nsBroken.Load() {
 		miss("namespaces", "this system refused a new user namespace: "+noViewMeans)
 	} else {
-		sr.flags = uintptr(nsFlags)
-		if sb.Network {
-			sr.flags &^= unix.CLONE_NEWNET
-		}
 		sr.usedNS = true
 		rep.Enforced = append(rep.Enforced, "userns", "pidns", "ipcns")
 		// Inside another run the namespaces are refused (and the outer
@@ -314,6 +352,9 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 		// against it first, as that run would have (protect_journal_linux.go).
 		sr.recovered, sr.recoverFailed = snap.recoverJournals()
 		snap.baseline()
+		// A start that fails removes it (unstarted): left, the next
+		// run would take it for a dead run's and undo what the user
+		// changed in between.
 		if failed := snap.writeJournals(); len(failed) > 0 && !inOuterRun() {
 			// Inside another run the outer run's journal covers it.
 			rep.Missing = append(rep.Missing, "journal: no journal of the baseline beneath "+strings.Join(failed, ", ")+": were this process killed before its check, the next run would not undo what the command planted there")
@@ -328,25 +369,80 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun
 func (sr *sandboxRun) confined() bool { return sr.late != nil }
 
 // start starts the command of a confined run in place of startProc: it
-// takes the Runner's waiting helper when it was started in the same
-// namespaces (else starts one), completes the instructions (late), and
-// sends them with the descriptors they name: the command's standard
-// input, output and error (cmd's), its start directory and the roots. The
-// helper is the leader it returns: the supervisor watches, signals and
-// reaps it as it would a process startProc made.
+// takes the helper wrap gave the run (takeHelper), completes the
+// instructions (late), and sends them with the descriptors they name: the
+// command's standard input, output and error (cmd's), its start directory
+// and the roots. The helper is the leader it returns: the supervisor
+// watches, signals and reaps it as it would a process startProc made.
 func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
+	if h := sr.waiting; h != nil {
+		sr.waiting = nil
+		sr.late()
+		return sr.send(cmd, h, true)
+	}
+	// The grants, the baseline and its journal are made while the kernel
+	// makes the helper's namespaces and execs it (the start is done once
+	// the exec is): the two take about as long, and the helper is told
+	// nothing before both are done.
+	late := make(chan struct{})
+	go func() {
+		defer close(late)
+		sr.late()
+	}()
+	<-sr.pre
+	h, err := sr.preH, sr.preErr
+	sr.pre, sr.preH = nil, nil
+	<-late
+	if err != nil {
+		sr.unstarted()
+		return nil, helperStartError{err}
+	}
+	return sr.send(cmd, h, false)
+}
+
+// takeHelper gives the run its helper: the Runner's waiting one when it
+// was started in the run's namespaces, else one started now, in the
+// background (pre); start takes either.
+func (sr *sandboxRun) takeHelper() {
 	h, epoch := sr.r.zyg.take(sr.flags)
 	sr.epoch = epoch
-	waited := h != nil
-	if h == nil {
-		var err error
-		if h, err = startHelper(sr.exe, sr.flags); err != nil {
-			return nil, helperStartError{err}
-		}
+	if h != nil {
+		sr.waiting = h
+		return
 	}
-	sr.late()
+	pre := make(chan struct{})
+	sr.pre = pre
+	exe, flags := sr.exe, sr.flags
+	go func() {
+		defer close(pre)
+		sr.preH, sr.preErr = startHelper(exe, flags)
+	}()
+}
+
+// dropHelper ends the helper takeHelper gave a run that will not start
+// (its set-up failed), waiting for one still starting.
+func (sr *sandboxRun) dropHelper() {
+	if sr.waiting != nil {
+		sr.waiting.end()
+		sr.waiting = nil
+	}
+	if sr.pre != nil {
+		<-sr.pre
+		if sr.preH != nil {
+			sr.preH.end()
+		}
+		sr.pre, sr.preH = nil, nil
+	}
+}
+
+// send completes the instructions of a run whose helper h is there (the
+// late part made) and sends them with the descriptors they name; waited
+// says h was the Runner's waiting helper (which something may have
+// killed since: then a new one is started).
+func (sr *sandboxRun) send(cmd *osexec.Cmd, h *helperProc, waited bool) (*proc, error) {
 	fail := func(err error) (*proc, error) {
 		h.end()
+		sr.unstarted()
 		return nil, err
 	}
 	cfg := &sr.cfg
@@ -403,6 +499,7 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
 		// The waiting helper is gone (something killed it): start one.
 		h.end()
 		if h, err = startHelper(sr.exe, sr.flags); err != nil {
+			sr.unstarted()
 			return nil, helperStartError{err}
 		}
 		err = h.send(msg, fds)
@@ -427,6 +524,7 @@ func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
 		}
 	}
 	sr.h, sr.statusR = h, h.sock
+	h.p.hasStatus, h.p.statusFD = true, h.sock
 	return h.p, nil
 }
 
@@ -548,7 +646,17 @@ func (sr *sandboxRun) finish(out *Output) error {
 	return unsafe
 }
 
+// unstarted is told that the command of a run whose baseline was made
+// (late) did not start: its journal goes, as its check would have
+// removed it.
+func (sr *sandboxRun) unstarted() {
+	if sr.snap != nil {
+		sr.snap.removeJournals()
+	}
+}
+
 func (sr *sandboxRun) close() {
+	sr.dropHelper() // one the run never took (a failure before its start)
 	sr.closeProxy()
 	sr.snap.release() // the hold on the roots, taken with the baseline
 	if sr.statusR >= 0 {

@@ -410,6 +410,20 @@ func TestSandboxAttacks(t *testing.T) {
 				}
 			}
 		}},
+		// The run ends at the helper's status record, before its exit
+		// (docs/adr/0028): nothing of the tree may be left by then to
+		// plant after the check. (The window a helper that wrote the
+		// record before killing would leave is about a millisecond: this
+		// catches that only sometimes, a daemon living on always.)
+		{"daemon planting past the run", `(setsid timeout 5 sh -c 'while :; do echo x > .envrc; done' > /dev/null 2>&1 &); sleep 0.05; echo started`, func(t checker, out Output) {
+			for look := range 2 {
+				if _, err := os.Lstat(filepath.Join(f.ws, ".envrc")); err == nil {
+					t.Errorf("a daemon's plant is there after the run's check (look %d)", look)
+					os.Remove(filepath.Join(f.ws, ".envrc"))
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}},
 	}
 	for p, m := range f.secrets {
 		attacks = append(attacks, attack{"read " + strings.TrimPrefix(p, f.home+"/"), "cat " + p + "; cat " + filepath.Dir(p) + "/*", notIn(m)})

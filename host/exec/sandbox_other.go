@@ -12,8 +12,9 @@ import (
 // sandboxRun is the parent's side of a sandboxed run; outside Linux it
 // only carries the report.
 type sandboxRun struct {
-	report *Report
-	usedNS bool
+	report    *Report
+	usedNS    bool
+	recovered []string // never set here: no journals outside Linux
 }
 
 // wrap applies what can be applied outside Linux: the environment is

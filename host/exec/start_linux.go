@@ -16,6 +16,29 @@ import (
 // reaped with wait4(2) by reap.
 type proc struct {
 	pid int
+	// A sandbox's helper (sandboxRun.start) also has its status socket:
+	// once the status record is there, the command's whole tree has
+	// ended and been reaped, and the run is over (runPolled), while the
+	// kernel may still be tearing the helper's namespaces down
+	// (docs/adr/0028).
+	hasStatus bool
+	statusFD  int
+}
+
+// statusReady reports whether p's status record has come whole (it is
+// left in the socket for its reader, sandboxRun.finish).
+func (p *proc) statusReady() bool {
+	if !p.hasStatus {
+		return false
+	}
+	var b [8]byte
+	for {
+		n, _, err := unix.Recvfrom(p.statusFD, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+		if err == unix.EINTR {
+			continue
+		}
+		return err == nil && n == len(b)
+	}
 }
 
 // startProc starts the process cmd describes (Path, Args, Env, Dir,

@@ -256,8 +256,7 @@ func serve(sock int) int {
 
 	status := reapUntil(pid)
 	// Others may be left (a background job, a daemon). Give them up to
-	// DrainGrace to finish writing, then exit: the kernel kills the rest
-	// of the PID namespace with the helper.
+	// DrainGrace to finish writing, then end them all.
 	deadline := time.Now().Add(cfg.DrainGrace)
 	for time.Now().Before(deadline) {
 		var ws syscall.WaitStatus
@@ -274,9 +273,14 @@ func serve(sock int) int {
 		// ended here. A subreaper, the helper is the parent of every
 		// orphan of the command's tree, a daemon in a new session too.
 		killDescendants()
+	} else {
+		killNamespace()
 	}
 	// The status record: the command's wait status, then the view's
-	// flags, each 4 bytes in the machine's order.
+	// flags, each 4 bytes in the machine's order. Written once nothing
+	// of the command's tree is left: the parent takes it for the run's
+	// end and checks the workspace at once, without waiting for this
+	// process's exit and the namespaces' teardown (docs/adr/0028).
 	var b [8]byte
 	*(*uint32)(unsafe.Pointer(&b[0])) = uint32(status)
 	*(*uint32)(unsafe.Pointer(&b[4])) = viewFlags
@@ -683,6 +687,22 @@ func killDescendants() {
 		}
 		if len(kids) == 0 && !reaped {
 			time.Sleep(time.Millisecond) // a kill not delivered yet
+		}
+	}
+}
+
+// killNamespace ends every other process of the helper's PID namespace
+// (kill(-1) from its pid 1 reaches them all, and a fork racing with it
+// fails) and reaps them: an orphan is the helper's child before its dead
+// parent can be reaped, so ECHILD means that no process is left in the
+// namespace. A process in uninterruptible sleep is waited for, as the
+// namespace's teardown would; the parent's deadline kills the helper
+// then.
+func killNamespace() {
+	syscall.Kill(-1, syscall.SIGKILL)
+	for {
+		if _, err := syscall.Wait4(-1, nil, 0, nil); err == syscall.ECHILD {
+			return
 		}
 	}
 }
