@@ -186,7 +186,7 @@ func TestAttacksWithoutUserNamespaces(t *testing.T) {
 	}
 	names := []string{"TestSandboxAttacks", "TestProtectAttacks", "TestSandboxStillWorks", "TestSandboxDeniesMoreSecrets",
 		"TestSandboxScrubsMoreEnv", "TestHelperUnreachable", "TestHelperSignals",
-		"TestSandboxNoCapabilities", "TestSandboxNoUnixSockets", "TestGitDirLinksRemoved", "TestKilledRunPlantUndone",
+		"TestSandboxNoCapabilities", "TestSandboxNoUnixSockets", "TestGitDirLinksRemoved", "TestKilledRunPlantUndone", "TestJournalGoneAfterRun",
 		"TestMetadataOutsideRefused", "TestMetadataLinkSwapRace", "TestAllowNet", "TestAllowNetEmptyIsNoNetwork", "TestAllowNetGitClone", "TestAllowNetPackageManagers"}
 	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
 	defer cancel()
