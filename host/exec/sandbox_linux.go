@@ -151,10 +151,6 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (_ *sandboxR
 		return sr, nil
 	}
 
-	tmp, err := r.sessionTmp()
-	if err != nil {
-		return nil, fmt.Errorf("exec: sandbox temporary directory: %w", err)
-	}
 	sr.r, sr.exe, sr.dir, sr.cwd = r, *exe, s.dir, s.cwd
 	// The helper's namespaces are known now (a refusal was remembered
 	// before this retry), and so is the helper it will take: the
@@ -172,6 +168,10 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (_ *sandboxR
 			sr.dropHelper()
 		}
 	}()
+	tmp, err := r.sessionTmp()
+	if err != nil {
+		return nil, fmt.Errorf("exec: sandbox temporary directory: %w", err)
+	}
 	// The home directory the view shows and the second layer reads from.
 	sr.home = sb.Home
 	if sr.home == "" {
