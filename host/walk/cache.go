@@ -637,7 +637,12 @@ func (x *dirCtx) ignored(name string, isDir bool, scratch *[]byte) bool {
 type dirState struct {
 	checked int64
 	watched bool // every file it was built from is watched, and so is its parent's
-	wgen    uint64
+	// cut: built on a repository configuration whose reading a context
+	// cut short (repoInfo.interrupted), here or in an ancestor: such a
+	// state is for the call that made it, never kept. (Next to watched:
+	// the two flags share a word.)
+	cut  bool
+	wgen uint64
 	// realGen is c.gen+1 when IsIgnoredIfReal found every directory from
 	// its top down to this one watched at that gen (0: not known).
 	realGen uint64
@@ -666,10 +671,6 @@ type dirState struct {
 	// hold nothing in that deepest ignored directory: no path below it
 	// is tracked (see judgeRel).
 	untracked *gitIndex
-	// cut: built on a repository configuration whose reading a context
-	// cut short (repoInfo.interrupted), here or in an ancestor: such a
-	// state is for the call that made it, never kept.
-	cut bool
 }
 
 // dirStateFor returns the up-to-date state of the absolute, clean
