@@ -395,40 +395,32 @@ func (f *cachedFile) loadAt(c *Cache, now int64, at int) *cachedFile {
 	unchanged := func(k fileKey) bool { return f.checked != 0 && k == f.key && !f.racy }
 	c.mu.Unlock()
 	var key fileKey
+	if at >= 0 {
+		key = statKeyAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:])
+	} else {
+		key = statKey(path, follow)
+	}
+	if !follow && key.isLink {
+		key = fileKey{} // git does not follow an in-tree .gitignore link
+	}
+	c.mu.Lock()
+	if f.loads != seq {
+		// A later load stores; what f holds may be older than what the
+		// caller must see, so look again (f is trusted once it stored).
+		return f.loadAt(c, now, at)
+	}
+	if unchanged(key) {
+		f.checked, f.wgen = now, gen
+		return f
+	}
+	c.mu.Unlock()
 	var data []byte
 	var jailed bool
-	if at >= 0 && !statOnly && !follow && f.checked == 0 {
-		// Nothing known yet, so nothing a stat could confirm: open it
-		// relative to the descriptor at once (one system call for the
-		// usual absent .gitignore, one fewer for a present one).
-		key, data = openReadAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:], limit)
+	if at >= 0 {
+		key, data = readAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:], statOnly, key, limit)
 		jailed = c.Jail != nil && c.Jail.Contains(path)
 	} else {
-		if at >= 0 {
-			key = statKeyAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:])
-		} else {
-			key = statKey(path, follow)
-		}
-		if !follow && key.isLink {
-			key = fileKey{} // git does not follow an in-tree .gitignore link
-		}
-		c.mu.Lock()
-		if f.loads != seq {
-			// A later load stores; what f holds may be older than what the
-			// caller must see, so look again (f is trusted once it stored).
-			return f.loadAt(c, now, at)
-		}
-		if unchanged(key) {
-			f.checked, f.wgen = now, gen
-			return f
-		}
-		c.mu.Unlock()
-		if at >= 0 {
-			key, data = readAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:], statOnly, key, limit)
-			jailed = c.Jail != nil && c.Jail.Contains(path)
-		} else {
-			key, data, jailed = c.readFile(path, follow, statOnly, key, limit)
-		}
+		key, data, jailed = c.readFile(path, follow, statOnly, key, limit)
 	}
 	if !follow && key.isLink {
 		key = fileKey{}

@@ -93,23 +93,6 @@ func readAt(dirfd int, name string, statOnly bool, key fileKey, limit int64) (fi
 	return readOpened(fd, false, limit)
 }
 
-// openReadAt is readAt for a file nothing is known about yet: no
-// statKeyAt first, the entry is opened at once relative to dirfd with
-// O_NOFOLLOW (a symbolic link, ELOOP, counts as absent, as does any
-// error) and read as readAt reads it. It returns what statKeyAt and
-// readAt would have returned together, in one system call fewer, or the
-// same one call for an entry that is not there.
-func openReadAt(dirfd int, name string, limit int64) (fileKey, []byte) {
-	fd, err := retryEINTR(func() (int, error) {
-		return unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	})
-	if err != nil {
-		return fileKey{}, nil
-	}
-	defer unix.Close(fd)
-	return readOpened(fd, false, limit)
-}
-
 // readFileNoFollow reads a whole regular file of at most limit bytes by
 // path; without follow a final symbolic link is refused, as git refuses
 // to follow an in-tree .gitignore link. Anything but a regular file is

@@ -126,8 +126,5 @@ func readAt(dirfd int, name string, statOnly bool, key fileKey, limit int64) (fi
 	return fileKey{}, nil
 }
 
-// openReadAt: see statKeyAt (no descriptor is ever opened here).
-func openReadAt(dirfd int, name string, limit int64) (fileKey, []byte) { return fileKey{}, nil }
-
 // closeDirFd: see statKeyAt (no descriptor is ever opened here).
 func closeDirFd(fd int) {}
