@@ -54,7 +54,7 @@ func TestSortedWalkOfSmallDirectoriesAllocatesLittle(t *testing.T) {
 	}
 	per := (after.TotalAlloc - before.TotalAlloc) / dirs
 	t.Logf("%d directories: %d bytes allocated per directory", dirs, per)
-	if per >= 2048 {
+	if per >= 2048 && !raceEnabled { // the race detector allocates on its own account
 		t.Errorf("%d bytes allocated per directory, want < 2048", per)
 	}
 }
