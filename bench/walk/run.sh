@@ -27,7 +27,9 @@
 # check-ignore --stdin process against git's, both with --no-index, with
 # the output to a regular file, a pipe and /dev/null and the paths in walk
 # order (a run of the walk), random order and sparse (every k-th entry of
-# the walk) (bench/walk/cistdin; peak RSS through /usr/bin/time). With
+# the walk) (bench/walk/cistdin; peak RSS through /usr/bin/time; with
+# BEFORE=path/to/an/older/agent-host that build is timed too, in the same
+# rounds). With
 # REF=.../server-filesystem/dist/index.js (npm install
 # @modelcontextprotocol/server-filesystem), last the MCP walk and
 # directory_tree tools of a plain copy of GOROOT (goroot-plain/, no .git)
@@ -130,7 +132,7 @@ echo "== IsPathIgnored vs git check-ignore --stdin, 10,000 paths of tree/"
 "$work/bin/ignorebench" -repo "$work/tree" -paths "$work/paths.txt" -n "$rounds" -git-index=false
 
 echo "== check-ignore --stdin --no-index, whole processes, 10,000 paths of tree/: output to a file, a pipe and /dev/null, paths in walk, random and sparse order (bench/walk/cistdin)"
-"$work/bin/cistdin" -repo "$work/tree" -bin "$work/bin/agent-host" -n "$rounds"
+"$work/bin/cistdin" -repo "$work/tree" -bin "$work/bin/agent-host" ${BEFORE:+-before "$BEFORE"} -n "$rounds"
 
 if [ -n "${REF:-}" ]; then
   echo "== MCP walk and directory_tree of goroot-plain/ vs the reference server's directory_tree"

@@ -9,11 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agenthost/agenthost/host"
 	"github.com/agenthost/agenthost/internal/cli"
@@ -60,6 +61,8 @@ var gcOff struct {
 func collectLess() func() {
 	gcOff.Lock()
 	if gcOff.n == 0 {
+		watchCollections()
+		gcLive.Store(0)
 		gcOff.pct = debug.SetGCPercent(-1)
 		gcOff.lim = debug.SetMemoryLimit(checkIgnoreMemLimit)
 		gcOff.cur = checkIgnoreMemLimit
@@ -84,20 +87,51 @@ func collectLess() func() {
 // heap when the live heap has passed half of it (a repository whose
 // index alone is tens of MiB): the collector would otherwise run again
 // and again for little. The limit then follows what the repository
-// needs, not the number of paths.
+// needs, not the number of paths. The live heap is what gcLive last
+// measured, after a collection; none having run since the last call (no
+// heap past the limit: every run of fewer paths than fill it), it costs
+// an atomic load.
 func roomForLive() {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
+	live := gcLive.Swap(0)
+	if live == 0 {
 		return
 	}
-	live := int64(s[0].Value.Uint64())
 	gcOff.Lock()
 	defer gcOff.Unlock()
 	if gcOff.n > 0 && gcOff.cur > 0 && live > gcOff.cur/2 {
 		gcOff.cur = 2 * live
 		debug.SetMemoryLimit(gcOff.cur)
 	}
+}
+
+// gcLive is the heap in use (runtime.MemStats.HeapAlloc) measured just
+// after the last collection that roomForLive has not yet looked at, or
+// 0. A cleanup attached to an object nothing refers to runs after each
+// collection that finds it (see watchCollections); this replaces
+// runtime/metrics' "/gc/heap/live:bytes", whose package initialisation
+// alone costs each agent-host process about a millisecond.
+var gcLive atomic.Int64
+
+// gcSentinel is the object watchCollections lets go (not a tiny
+// allocation, which the runtime may keep alive with its neighbours).
+type gcSentinel struct {
+	_ *int
+	_ [48]byte
+}
+
+var watchOnce sync.Once
+
+// watchCollections arranges for gcLive to be set after every collection
+// from now on.
+func watchCollections() { watchOnce.Do(armCollectionWatch) }
+
+func armCollectionWatch() {
+	runtime.AddCleanup(new(gcSentinel), func(struct{}) {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		gcLive.Store(int64(m.HeapAlloc))
+		armCollectionWatch()
+	}, struct{}{})
 }
 
 // workTreeTop is the top of the git work tree that holds the current

@@ -130,6 +130,9 @@ type Cache struct {
 	// keyed by the directory relative to top, so that a question given as
 	// top and relative path finds its parent with no key to build.
 	real []realTop
+	// spareFiles is a dirFiles no state holds, for dirFilesOf to use
+	// next (nil: none).
+	spareFiles *dirFiles
 	// lastReal is the state judgeRel found last, so that a run of
 	// questions about one directory (sorted paths: siblings come
 	// together) looks it up once; it is checked like any state found, and
@@ -340,6 +343,7 @@ func (c *Cache) flush() {
 	clear(c.dirs)
 	c.real = nil
 	c.lastReal = nil
+	c.spareFiles = nil
 	c.bytes, c.flatBytes, c.bigRules = 0, 0, 0
 	c.flushes++
 	if c.watch.active() {
@@ -625,7 +629,12 @@ func (x *dirCtx) ignored(name string, isDir bool, scratch *[]byte) bool {
 type dirState struct {
 	checked int64
 	watched bool // every file it was built from is watched, and so is its parent's
-	wgen    uint64
+	// cut: built on a repository configuration whose reading a context
+	// cut short (repoInfo.interrupted), here or in an ancestor: such a
+	// state is for the call that made it, never kept. (Next to watched:
+	// the two flags share a word.)
+	cut  bool
+	wgen uint64
 	// realGen is c.gen+1 when IsIgnoredIfReal found every directory from
 	// its top down to this one watched at that gen (0: not known).
 	realGen uint64
@@ -654,10 +663,6 @@ type dirState struct {
 	// hold nothing in that deepest ignored directory: no path below it
 	// is tracked (see judgeRel).
 	untracked *gitIndex
-	// cut: built on a repository configuration whose reading a context
-	// cut short (repoInfo.interrupted), here or in an ancestor: such a
-	// state is for the call that made it, never kept.
-	cut bool
 }
 
 // dirStateFor returns the up-to-date state of the absolute, clean
@@ -691,7 +696,8 @@ func (c *Cache) dirStateFrom(cx context.Context, dir string, st *dirState, now i
 		ps := c.dirStateFor(cx, parent, now)
 		pctx, pdeep, watched, cut = ps.ctx, ps.deepest, ps.watched, ps.cut
 	}
-	files := c.dirFilesOf(dir, st)
+	files, fresh := c.dirFilesOf(dir, st)
+	flushes := c.flushes // for spareFiles's refund: no flush since the charge
 	// The .gitignore is looked at inside a repository only (below, once
 	// .git is known; a .git seen last time stands for that here).
 	needIgn := pctx.repo != nil || files.git.key.exists
@@ -719,10 +725,22 @@ func (c *Cache) dirStateFrom(cx context.Context, dir string, st *dirState, now i
 		ignF = files.ign.loadAt(c, now, at)
 		watched = watched && ignF.watched
 	}
-	if st != nil && st.parentCtx == pctx && st.repo == repo && st.gitGen == gitF.gen &&
-		(ignF == nil || st.ignGen == ignF.gen) {
-		st.checked, st.watched, st.wgen = now, watched, gen
-		return st
+	// Neither file is there (the usual directory): the state keeps no
+	// files, and fresh ones go back to be used for the next directory
+	// (see dirFilesOf).
+	none := !gitF.key.exists && (ignF == nil || !ignF.key.exists)
+	if st != nil && st.parentCtx == pctx && st.repo == repo {
+		same := st.gitGen == gitF.gen && (ignF == nil || st.ignGen == ignF.gen)
+		if st.files == nil {
+			same = none // st was built with neither file: gens of fresh files say nothing
+		}
+		if same {
+			st.checked, st.watched, st.wgen = now, watched, gen
+			if fresh && none {
+				c.spareFilesBack(files, flushes)
+			}
+			return st
+		}
 	}
 	var ctx *dirCtx
 	if repo != nil {
@@ -765,6 +783,10 @@ func (c *Cache) dirStateFrom(cx context.Context, dir string, st *dirState, now i
 		c.charge(entryOverhead + len(dir))
 	}
 	st = &dirState{checked: now, watched: watched, wgen: gen, ctx: ctx, inRepo: ctx.repo, rel: ctx.rel, parentCtx: pctx, repo: repo, files: files, gitGen: gitF.gen, ignGen: ignGen, deepest: deepest}
+	if fresh && none {
+		st.files = nil
+		c.spareFilesBack(files, flushes)
+	}
 	c.dirs[dir] = st
 	return st
 }
@@ -862,19 +884,48 @@ type dirFiles struct {
 }
 
 // dirFilesOf returns dir's files: those of old (dir's state when the
-// caller looked), else new ones (charged as two c.file entries). Callers
-// hold c.mu.
-func (c *Cache) dirFilesOf(dir string, old *dirState) *dirFiles {
+// caller looked; fresh false), else new ones (fresh true): c.spareFiles
+// when there is one, else a new allocation, charged as two c.file
+// entries. A directory with neither file (most of them) keeps no files
+// in its state, and the caller hands fresh ones back as c.spareFiles for
+// the next directory, so that meeting a new directory allocates its
+// state and the .gitignore's path, not two cachedFiles (a sparse batch of
+// check-ignore meets thousands: every byte is a page fault there). A
+// spare is taken out of c while in use, so no other call, with the lock
+// let go for a load, can use it. Callers hold c.mu.
+func (c *Cache) dirFilesOf(dir string, old *dirState) (fs *dirFiles, fresh bool) {
 	if old != nil && old.files != nil {
-		return old.files
+		return old.files, false
 	}
 	ign := joinClean(dir, ".gitignore")
 	git := ign[:len(ign)-len("ignore")] // dir's ".git"
-	c.charge(2*entryOverhead + 2*len(ign) + 2*len(git))
-	fs := &dirFiles{}
+	c.charge(filesCost(ign))
+	if fs = c.spareFiles; fs != nil {
+		c.spareFiles = nil
+		*fs = dirFiles{}
+	} else {
+		fs = &dirFiles{}
+	}
 	fs.git.path, fs.git.statOnly = git, true
 	fs.ign.path = ign
-	return fs
+	return fs, true
+}
+
+// filesCost is what dirFilesOf charges for a directory's files, ign the
+// path of its .gitignore (the .git's is a prefix of it).
+func filesCost(ign string) int {
+	return 2*entryOverhead + 2*len(ign) + 2*(len(ign)-len("ignore"))
+}
+
+// spareFilesBack makes fs, fresh from dirFilesOf and kept by no state,
+// c.spareFiles, and takes back what dirFilesOf charged for it unless the
+// Cache was flushed since (flushes is c.flushes after that charge).
+// Callers hold c.mu.
+func (c *Cache) spareFilesBack(fs *dirFiles, flushes int) {
+	if c.flushes == flushes {
+		c.bytes -= filesCost(fs.ign.path)
+	}
+	c.spareFiles = fs
 }
 
 // flatOf is st.ctx.flatFor(c), kept in st once there is one (st.ctx never

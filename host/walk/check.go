@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // This file answers whether paths are ignored, and why: git check-ignore.
@@ -320,7 +321,19 @@ func (c *Cache) judge(ctx context.Context, top, path string, opts CheckOptions, 
 	if err := ctx.Err(); err != nil {
 		return Match{}, true, err
 	}
-	rel := x.rel + name // for "dir/", name is "" and dir is judged as x.rel
+	// For "dir/", name is "" and dir is judged as x.rel. rel is built on
+	// the stack when it fits (nothing keeps it past the match): a batch
+	// of paths allocates no string per path for it.
+	rel := x.rel
+	var kb [keyBufSize]byte
+	if name != "" {
+		if len(x.rel)+len(name) <= len(kb) {
+			rb := append(append(kb[:0], x.rel...), name...)
+			rel = unsafe.String(unsafe.SliceData(rb), len(rb))
+		} else {
+			rel = x.rel + name
+		}
+	}
 	rf, i, rd, j := x.decideBoth(c, rel, name)
 	if rf == nil && rd == nil {
 		return Match{}, true, ixErr

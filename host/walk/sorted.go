@@ -154,7 +154,15 @@ func (w *walker) sortedDir(h dirHandle, abs, name string, depth int, pctx *dirCt
 		}
 		k := w.want()
 		var resume *sortedCand
-		cands := candHeap(make([]sortedCand, 0, min(k, 256)))
+		// A directory read whole in one go (eof: most are) holds at most
+		// len(ents) candidates: a heap of 256 for each (about 8 KiB,
+		// cleared) cost a tree of small directories more than the rest of
+		// its walk allocated.
+		capHint := min(k, 256)
+		if eof {
+			capHint = min(capHint, len(ents))
+		}
+		cands := candHeap(make([]sortedCand, 0, capHint))
 		for i := 0; ; {
 			for j := range ents {
 				if i++; i&127 == 0 {

@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	cistdin -repo DIR -bin AGENT-HOST [-n 11] [-count 10000] [-seed 1] [-args "--no-index"]
+//	cistdin -repo DIR -bin AGENT-HOST [-before OLD-AGENT-HOST] [-n 11] [-count 10000] [-seed 1] [-args "--no-index"]
 //
 // The paths are count consecutive entries of a walk of DIR (files and
 // directories, .git left out, in the walk's lexical order), the same
@@ -19,7 +19,9 @@
 // on a loaded machine; last, three runs of each under /usr/bin/time give its
 // peak RSS (see run.once). It prints, for each mode and order, the medians of
 // wall time and CPU time (user+system) and peak RSS of each side, and our
-// median over git's.
+// median over git's. With -before, an earlier build runs as a third side,
+// in the same rotation, checked against git the same way, and its median
+// CPU time and ratio to git's are printed last on each line.
 package main
 
 import (
@@ -47,6 +49,7 @@ type run struct {
 func main() {
 	repo := flag.String("repo", "", "repository whose paths are asked about (the commands' working directory)")
 	bin := flag.String("bin", "", "the agent-host binary")
+	before := flag.String("before", "", "an earlier agent-host binary, timed as a third side (optional)")
 	gitBin := flag.String("git", "git", "the git binary")
 	rounds := flag.Int("n", 11, "timed rounds")
 	count := flag.Int("count", 10000, "paths asked about")
@@ -54,7 +57,7 @@ func main() {
 	extra := flag.String("args", "--no-index", "arguments added to both sides' check-ignore --stdin")
 	flag.Parse()
 	if *repo == "" || *bin == "" {
-		fmt.Fprintln(os.Stderr, "usage: cistdin -repo DIR -bin AGENT-HOST [-n ROUNDS] [-count N] [-args ARGS]")
+		fmt.Fprintln(os.Stderr, "usage: cistdin -repo DIR -bin AGENT-HOST [-before OLD] [-n ROUNDS] [-count N] [-args ARGS]")
 		os.Exit(2)
 	}
 	tmp, err := os.MkdirTemp("", "cistdin-")
@@ -69,13 +72,21 @@ func main() {
 	check(err)
 	fmt.Printf("%d paths of %s, %d rounds, args %q\n", n, *repo, *rounds, *extra)
 
+	sides := []string{"git", "ours"}
+	if *before != "" {
+		sides = append(sides, "before")
+	}
+	group := len(sides) // runs come in groups: git's first
 	var runs []*run
 	for _, mode := range []string{"file", "pipe", "null"} {
 		for _, order := range orders {
-			for _, side := range []string{"git", "ours"} {
+			for _, side := range sides {
 				argv := append([]string{*gitBin, "check-ignore", "--stdin"}, strings.Fields(*extra)...)
-				if side == "ours" {
+				switch side {
+				case "ours":
 					argv[0] = *bin
+				case "before":
+					argv[0] = *before
 				}
 				runs = append(runs, &run{side: side, mode: mode, order: order, argv: argv})
 			}
@@ -83,13 +94,15 @@ func main() {
 	}
 	// Agreement, once per mode and order (also the untimed warm-up).
 	bad := 0
-	for i := 0; i < len(runs); i += 2 {
-		g, o := runs[i], runs[i+1]
+	for i := 0; i < len(runs); i += group {
+		g := runs[i]
 		gout, gcode, _, _, _ := g.once(*repo, inputs[g.order], tmp, false)
-		oout, ocode, _, _, _ := o.once(*repo, inputs[o.order], tmp, false)
-		if gcode != ocode || !bytes.Equal(gout, oout) {
-			bad++
-			fmt.Printf("MISMATCH %s/%s: git exit %d, %d bytes; ours exit %d, %d bytes\n", g.mode, g.order, gcode, len(gout), ocode, len(oout))
+		for _, o := range runs[i+1 : i+group] {
+			oout, ocode, _, _, _ := o.once(*repo, inputs[o.order], tmp, false)
+			if gcode != ocode || !bytes.Equal(gout, oout) {
+				bad++
+				fmt.Printf("MISMATCH %s/%s: git exit %d, %d bytes; %s exit %d, %d bytes\n", g.mode, g.order, gcode, len(gout), o.side, ocode, len(oout))
+			}
 		}
 	}
 	if bad > 0 {
@@ -112,12 +125,22 @@ func main() {
 			x.rss = append(x.rss, rss)
 		}
 	}
-	fmt.Printf("%-5s %-7s %10s %10s %8s %10s %10s %8s %9s %9s\n", "mode", "order", "git wall", "ours wall", "ratio", "git cpu", "ours cpu", "ratio", "git rss", "ours rss")
-	for i := 0; i < len(runs); i += 2 {
+	fmt.Printf("%-5s %-7s %10s %10s %8s %10s %10s %8s %9s %9s", "mode", "order", "git wall", "ours wall", "ratio", "git cpu", "ours cpu", "ratio", "git rss", "ours rss")
+	if group == 3 {
+		fmt.Printf(" %10s %8s %9s", "before cpu", "ratio", "bef. rss")
+	}
+	fmt.Println()
+	for i := 0; i < len(runs); i += group {
 		g, o := runs[i], runs[i+1]
 		gw, ow, gc, oc := median(g.walls), median(o.walls), median(g.cpus), median(o.cpus)
-		fmt.Printf("%-5s %-7s %10s %10s %7.2fx %10s %10s %7.2fx %6d KiB %6d KiB\n", g.mode, g.order,
+		fmt.Printf("%-5s %-7s %10s %10s %7.2fx %10s %10s %7.2fx %6d KiB %6d KiB", g.mode, g.order,
 			ms(gw), ms(ow), float64(ow)/float64(gw), ms(gc), ms(oc), float64(oc)/float64(gc), median(g.rss), median(o.rss))
+		if group == 3 {
+			b := runs[i+2]
+			bc := median(b.cpus)
+			fmt.Printf(" %10s %7.2fx %6d KiB", ms(bc), float64(bc)/float64(gc), median(b.rss))
+		}
+		fmt.Println()
 	}
 }
 
