@@ -118,8 +118,15 @@ func serve(sock int) int {
 	// ignored: an ignored signal would stay ignored in the command.
 	// The command may send any signal to pid 1: the ones relayed here
 	// are those the Go runtime would act on if they were not (endSignals).
+	// Notify's round trips with the runtime's signal-mask thread are
+	// made while the instructions are awaited; the command starts once
+	// they are done (relaying).
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, endSignals...)
+	relaying := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, endSignals...)
+		close(relaying)
+	}()
 	if syscall.Getpid() != 1 {
 		ignoreUncaught()
 	}
@@ -233,6 +240,7 @@ func serve(sock int) int {
 	if err := dropCapabilities(); err != nil {
 		return fail("capabilities", err)
 	}
+	<-relaying
 	pid, err := syscall.ForkExec(cfg.Path, cfg.Args, &syscall.ProcAttr{Env: cfg.Env, Files: files})
 	if err != nil {
 		return fail("start "+cfg.Path, err)
