@@ -125,6 +125,10 @@ type Cache struct {
 	files map[fileID]*cachedFile
 	repos map[string]*repoInfo
 	dirs  map[string]*dirState
+	// listings are the sorted listings of large directories that sorted
+	// walks page through (listing.go), bounded on their own
+	// (maxListingBytes) and locked by their own mutex.
+	listings listingCache
 	// real is the warm path's memo (judgeRel): for each top, the states
 	// of c.dirs that judge found vouched for from that top (realGen),
 	// keyed by the directory relative to top, so that a question given as
