@@ -84,6 +84,11 @@ type gitIndex struct {
 	// check-ignore.
 	names []string
 	err   error // why the index cannot be used; names is then empty
+	// absentAt, for an index whose file was found absent, is the check of
+	// the file (cachedFile.checked) it was decided at: an absent file
+	// keeps its gen when the reason changes (a loop of links made a
+	// dangling one), so the reason is asked again at each new check.
+	absentAt int64
 
 	// For covers on a warm cache: after coverSetAfter calls, the set of
 	// every name and every directory holding one (no trailing '/'),
