@@ -34,7 +34,8 @@ import (
 // package cannot use: a split index ("link" extension, core.splitIndex), a
 // sparse index ("sdir", sparse directory entries), another extension git
 // marks as required, an index file over maxIndexFileSize
-// (ErrIndexTooLarge), an index version other than 2, 3 and 4, or a
+// (ErrIndexTooLarge), one that is there but cannot be opened
+// (ErrIndexUnreadable), an index version other than 2, 3 and 4, or a
 // version 4 index whose prefix-compressed names expand to more than
 // maxIndexExpansion times the file's size (git reads it, at a cost
 // quadratic in the file: a 2 MB index can hold 500 MB of names). The
