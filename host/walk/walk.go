@@ -824,7 +824,7 @@ func (w *walker) newDirRun(h dirHandle, abs, name string, depth int, pctx *dirCt
 		}
 		if hasIgnore && ctx.repo != nil && !ctx.trackedOnly {
 			ipath := joinPath(abs, ".gitignore")
-			if data, err := readFileAt(w.c, h, ".gitignore", ipath); err == nil {
+			if data, err := w.readIgnore(h, ipath); err == nil {
 				if rs, err := parseRulesCtx(w.ctx, data, ipath, ctx.rel, ctx.repo.fold); err != nil {
 					w.halt(err)
 				} else if !rs.empty() {
