@@ -15,7 +15,7 @@ import (
 )
 
 // TestListDirectoryPagesHugeDirectory: list_directory lists every entry of
-// a directory of 1,000,000 files (100,000 under -short), each once and in
+// a directory of 1,000,000 files (100,000 under -short or -race), each once and in
 // order, by paging with its cursor, and the server stays under 64 MiB.
 // Each page after the first two is served from the directory's kept sorted
 // listing: the old server read the whole directory for each of the 200
@@ -23,7 +23,7 @@ import (
 // of them, and 1 s for any page after the second.
 func TestListDirectoryPagesHugeDirectory(t *testing.T) {
 	files := 1000000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		files = 100000
 	}
 	s := start(t, startOpts{})
