@@ -303,8 +303,9 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 		}
 		abs, par, shared, fd, err := h.resolveShared(ctx, cwd, p, sh)
 		if err != nil {
-			if long, ok := h.resolveLong(ctx, cwd, p, err); ok {
-				// Longer than the jail takes: answered as git answers it.
+			if long, ok := h.resolveLong(ctx, cwd, p, err); ok && opts.Pathspec {
+				// Longer than the jail takes, read as git check-ignore
+				// reads its arguments: answered as git answers it.
 				res[i].Path = long
 				if strings.HasSuffix(p, "/") {
 					long += "/"

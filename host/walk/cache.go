@@ -423,12 +423,13 @@ func (f *cachedFile) loadCtx(ctx context.Context, c *Cache, now int64, at int) (
 		return f, true
 	}
 	c.mu.Unlock()
+	statKey := key // the read may go on aside while key is set below
 	read := func(at int) (fileKey, []byte, bool) {
 		if at >= 0 {
-			key, data := readAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:], statOnly, key, limit)
+			key, data := readAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:], statOnly, statKey, limit)
 			return key, data, c.Jail != nil && c.Jail.Contains(path)
 		}
-		return c.readFile(path, follow, statOnly, key, limit)
+		return c.readFile(path, follow, statOnly, statKey, limit)
 	}
 	key, data, jailed, ok := readAside(ctx, key, at, read)
 	if !ok {
