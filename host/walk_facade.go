@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -302,6 +303,16 @@ func (h *Host) CheckIgnore(ctx context.Context, cwd string, paths []string, opts
 		}
 		abs, par, shared, fd, err := h.resolveShared(ctx, cwd, p, sh)
 		if err != nil {
+			if long, ok := h.resolveLong(ctx, cwd, p, err); ok && opts.Pathspec {
+				// Longer than the jail takes, read as git check-ignore
+				// reads its arguments: answered as git answers it.
+				res[i].Path = long
+				if strings.HasSuffix(p, "/") {
+					long += "/"
+				}
+				res[i].IgnoreMatch, res[i].Err = bt.Check(ctx, h.jail.RootOf(res[i].Path), long)
+				continue
+			}
 			res[i].Err = err
 			continue
 		}
@@ -548,4 +559,70 @@ func (h *Host) resolveNoFollow(ctx context.Context, cwd, path string) (string, e
 		out = filepath.Join(out, rest[i])
 	}
 	return out, nil
+}
+
+// resolveLong is, for a path that the jail refused as longer than
+// jail.MaxPathLen (err), the path to judge in its place: its longest
+// leading part (cut at a slash) that the jail takes, resolved as any
+// path is (links followed inside the roots, an escape refused), and the
+// rest joined to it as names, never opened. git answers such a path (a
+// check-ignore question is about a name; git's own reads of the
+// .gitignore files below PATH_MAX fail and it warns), so check-ignore
+// does too: the walk cache reads each .gitignore on its way through the
+// jail, which takes none past its limit, as git reads none past PATH_MAX.
+// false (keep err) for any other refusal, a NUL byte, or a ".." in the
+// rest, whose meaning would depend on links that are not resolved.
+func (h *Host) resolveLong(ctx context.Context, cwd, p string, err error) (string, bool) {
+	if !errors.Is(err, ErrInvalidPath) || len(p) <= jail.MaxPathLen/2 || strings.IndexByte(p, 0) >= 0 || os.PathSeparator != '/' {
+		return "", false
+	}
+	trimmed := strings.TrimRight(p, "/")
+	limit := jail.MaxPathLen
+	var out, rest string
+	for {
+		i := strings.LastIndexByte(trimmed[:min(len(trimmed), limit+1)], '/')
+		if i == 0 {
+			return "", false // "/" and a name past the limit: no root is "/"
+		}
+		lead := "." // one name past the limit: in cwd
+		if i > 0 {
+			lead = trimmed[:i]
+		}
+		var rerr error
+		if out, rerr = h.resolveNoFollow(ctx, cwd, lead); rerr == nil {
+			rest = trimmed[i+1:]
+			break
+		}
+		if i < 0 {
+			return "", false
+		}
+		if !errors.Is(rerr, ErrInvalidPath) {
+			return "", false
+		}
+		limit = i - 1 // with cwd before it, still too long: cut shorter
+	}
+	// The rest is names, taken as git takes them: "." and empty ones
+	// dropped, ".." undoing the name before it (never the resolved part).
+	b := make([]byte, 0, len(out)+1+len(rest))
+	b = append(b, out...)
+	for rest != "" {
+		name, more, _ := strings.Cut(rest, "/")
+		rest = more
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			j := bytes.LastIndexByte(b, '/')
+			if len(b) <= len(out) || j < len(out) {
+				return "", false
+			}
+			b = b[:j]
+			continue
+		}
+		if len(b) == 0 || b[len(b)-1] != '/' {
+			b = append(b, '/')
+		}
+		b = append(b, name...)
+	}
+	return string(b), true
 }

@@ -125,6 +125,10 @@ type Cache struct {
 	files map[fileID]*cachedFile
 	repos map[string]*repoInfo
 	dirs  map[string]*dirState
+	// listings are the sorted listings of large directories that sorted
+	// walks page through (listing.go), bounded on their own
+	// (maxListingBytes) and locked by their own mutex.
+	listings listingCache
 	// real is the warm path's memo (judgeRel): for each top, the states
 	// of c.dirs that judge found vouched for from that top (realGen),
 	// keyed by the directory relative to top, so that a question given as
@@ -374,8 +378,17 @@ func (f *cachedFile) load(c *Cache, now int64) *cachedFile { return f.loadAt(c, 
 // openat with O_NOFOLLOW on its last name), never by its path, so what is
 // learnt is about that directory whatever its path now leads to.
 func (f *cachedFile) loadAt(c *Cache, now int64, at int) *cachedFile {
+	f, _ = f.loadCtx(nil, c, now, at)
+	return f
+}
+
+// loadCtx is loadAt that gives up when ctx (nil: never) ends while a
+// file of readAsideBytes or more is being read (see readAside): it
+// returns f as it was and false, and the caller, whose ctx ended, must
+// keep nothing it builds on f.
+func (f *cachedFile) loadCtx(ctx context.Context, c *Cache, now int64, at int) (*cachedFile, bool) {
 	if c.trusted(f.checked, f.wgen, f.watched, now) {
-		return f
+		return f, true
 	}
 	// Watch before the stat: a change after it is queued, not lost. The
 	// gen is taken now and stored with what is read, so a change reported
@@ -407,20 +420,25 @@ func (f *cachedFile) loadAt(c *Cache, now int64, at int) *cachedFile {
 	if f.loads != seq {
 		// A later load stores; what f holds may be older than what the
 		// caller must see, so look again (f is trusted once it stored).
-		return f.loadAt(c, now, at)
+		return f.loadCtx(ctx, c, now, at)
 	}
 	if unchanged(key) {
 		f.checked, f.wgen = now, gen
-		return f
+		return f, true
 	}
 	c.mu.Unlock()
-	var data []byte
-	var jailed bool
-	if at >= 0 {
-		key, data = readAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:], statOnly, key, limit)
-		jailed = c.Jail != nil && c.Jail.Contains(path)
-	} else {
-		key, data, jailed = c.readFile(path, follow, statOnly, key, limit)
+	statKey := key // the read may go on aside while key is set below
+	read := func(at int) (fileKey, []byte, bool) {
+		if at >= 0 {
+			key, data := readAt(at, path[strings.LastIndexByte(path, os.PathSeparator)+1:], statOnly, statKey, limit)
+			return key, data, c.Jail != nil && c.Jail.Contains(path)
+		}
+		return c.readFile(path, follow, statOnly, statKey, limit)
+	}
+	key, data, jailed, ok := readAside(ctx, key, at, read)
+	if !ok {
+		c.mu.Lock()
+		return f, false
 	}
 	if !follow && key.isLink {
 		key = fileKey{}
@@ -429,7 +447,7 @@ func (f *cachedFile) loadAt(c *Cache, now int64, at int) *cachedFile {
 	if f.loads != seq {
 		// A later load stores; what f holds may be older than what the
 		// caller must see, so look again (f is trusted once it stored).
-		return f.loadAt(c, now, at)
+		return f.loadCtx(ctx, c, now, at)
 	}
 	if f.checked == 0 || key.exists != f.key.exists || key.isDir != f.key.isDir || jailed != f.jailed || !bytes.Equal(data, f.data) {
 		f.gen++
@@ -439,7 +457,7 @@ func (f *cachedFile) loadAt(c *Cache, now int64, at int) *cachedFile {
 	f.jailed = jailed
 	f.racy = key.exists && time.Now().UnixNano()-key.mtime < int64(racyWindow)
 	f.checked, f.wgen = now, gen
-	return f
+	return f, true
 }
 
 // lockedParseMax is the size up to which an ignore file is compiled with
@@ -721,8 +739,11 @@ func (c *Cache) dirStateFrom(cx context.Context, dir string, st *dirState, now i
 		}
 	}
 	var ignF *cachedFile
+	readCut := false // cx ended while the .gitignore was read
 	if repo != nil || pctx.repo != nil {
-		ignF = files.ign.loadAt(c, now, at)
+		var ok bool
+		ignF, ok = files.ign.loadCtx(cx, c, now, at)
+		readCut = !ok
 		watched = watched && ignF.watched
 	}
 	// Neither file is there (the usual directory): the state keeps no
@@ -749,7 +770,7 @@ func (c *Cache) dirStateFrom(cx context.Context, dir string, st *dirState, now i
 		ctx = pctx.child(name)
 	}
 	var ignGen uint64
-	partial := pctx.partial
+	partial := pctx.partial || readCut
 	if ignF != nil && ctx.repo != nil {
 		ignGen = ignF.gen // what rules compiles, even should it let the lock go
 		rs, err := ignF.rules(c, cx, ctx.rel, ctx.repo.fold)

@@ -27,7 +27,9 @@ type CheckOptions struct {
 	// tracked, and so not ignored, when it matches a path in the index
 	// (git's pathspec glob, where '*' matches '/' too), as "*.log" is when
 	// a .log file is tracked. Without it a path is only ever itself. It
-	// has no effect with NoIndex.
+	// has no effect with NoIndex. With it, host.Host.CheckIgnore also
+	// answers a path longer than its jail takes, as git does (the part
+	// past the limit is never opened); without, such a path is refused.
 	Pathspec bool
 }
 

@@ -104,10 +104,39 @@ func parseRules(data []byte, source, base string, fold bool) *ruleSet {
 }
 
 // parseRulesCtx is parseRules that stops when ctx ends: it looks at ctx
-// every parseCheckLines lines and then returns nil and ctx.Err().
+// every parseCheckLines lines and then returns nil and ctx.Err(). A file
+// of parseAsideBytes or more is compiled on a goroutine of its own, and
+// parseRulesCtx returns as soon as ctx ends, whatever that goroutine is
+// doing: it stops at its next look at ctx, keeping nothing.
 func parseRulesCtx(ctx context.Context, data []byte, source, base string, fold bool) (*ruleSet, error) {
-	return parseRulesAsCtx(ctx, &ruleSet{source: source, base: base, fold: fold}, data)
+	rs := &ruleSet{source: source, base: base, fold: fold}
+	if len(data) < parseAsideBytes || ctx.Done() == nil {
+		return parseRulesAsCtx(ctx, rs, data)
+	}
+	type compiled struct {
+		rs  *ruleSet
+		err error
+	}
+	done := make(chan compiled, 1)
+	go func() {
+		rs, err := parseRulesAsCtx(ctx, rs, data)
+		done <- compiled{rs, err}
+	}()
+	select {
+	case r := <-done:
+		return r.rs, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
+
+// parseAsideBytes is the size from which an ignore file is compiled
+// aside (see parseRulesCtx), some 80,000 rules: a compile has steps that
+// cannot look at the context, the one allocation of the rule list above
+// all (64 bytes a rule: half a GiB for a file of git's largest size, 100
+// MiB, and the collector's assist it brings), which took up to 2 s after
+// a cancel on a loaded machine.
+const parseAsideBytes = 1 << 20
 
 // parseCheckLines is how many lines parseRulesCtx compiles between two
 // looks at its context: about a millisecond's work.
@@ -131,7 +160,10 @@ func parseRulesAsCtx(ctx context.Context, rs *ruleSet, data []byte) (*ruleSet, e
 	// The list is sized once, for the lines that may hold a rule (a file
 	// of a million rules would otherwise copy it some twenty times over).
 	n := 0
-	for rest := data; len(rest) > 0; {
+	for lines, rest := 0, data; len(rest) > 0; lines++ {
+		if lines%(16*parseCheckLines) == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		line := rest
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
 			line, rest = rest[:i], rest[i+1:]

@@ -34,7 +34,8 @@ import (
 // package cannot use: a split index ("link" extension, core.splitIndex), a
 // sparse index ("sdir", sparse directory entries), another extension git
 // marks as required, an index file over maxIndexFileSize
-// (ErrIndexTooLarge), an index version other than 2, 3 and 4, or a
+// (ErrIndexTooLarge), one that is there but cannot be opened
+// (ErrIndexUnreadable), an index version other than 2, 3 and 4, or a
 // version 4 index whose prefix-compressed names expand to more than
 // maxIndexExpansion times the file's size (git reads it, at a cost
 // quadratic in the file: a 2 MB index can hold 500 MB of names). The
@@ -84,6 +85,11 @@ type gitIndex struct {
 	// check-ignore.
 	names []string
 	err   error // why the index cannot be used; names is then empty
+	// absentAt, for an index whose file was found absent, is the check of
+	// the file (cachedFile.checked) it was decided at: an absent file
+	// keeps its gen when the reason changes (a loop of links made a
+	// dangling one), so the reason is asked again at each new check.
+	absentAt int64
 
 	// For covers on a warm cache: after coverSetAfter calls, the set of
 	// every name and every directory holding one (no trailing '/'),

@@ -167,7 +167,7 @@ func (c *Cache) indexFor(ctx context.Context, r *repoInfo, now int64) *gitIndex 
 		return nil
 	}
 	f := r.indexFile.load(c, now)
-	if f.index != nil && f.indexGen == f.gen {
+	if f.index != nil && f.indexGen == f.gen && (f.key.exists || f.index.absentAt == f.checked) {
 		return f.index
 	}
 	if f.key.exists && !f.key.isDir && f.key.size > 0 && len(f.data) == 0 {
@@ -176,13 +176,22 @@ func (c *Cache) indexFor(ctx context.Context, r *repoInfo, now int64) *gitIndex 
 		ix := &gitIndex{err: fmt.Errorf("%s: %w: %d bytes, could not be read", f.path, ErrIndexUnsupported, f.key.size)}
 		if f.key.size > maxIndexFileSize {
 			ix.err = fmt.Errorf("%s: %w: %d bytes, over the %d this package reads", f.path, ErrIndexTooLarge, f.key.size, maxIndexFileSize)
+		} else if err := c.indexOpenErr(f.path); err != nil {
+			ix.err = err // it cannot be opened: say why, as git does
 		}
 		f.index, f.indexGen = ix, f.gen
 		return ix
 	}
-	data, gen, path := f.data, f.gen, f.path
+	data, gen, path, checked, absent := f.data, f.gen, f.path, f.checked, !f.key.exists
 	c.mu.Unlock()
-	ix := parseIndex(ctx, data, path)
+	var ix *gitIndex
+	if absent {
+		// Absent, or not to be opened (git stops there): see indexOpenErr.
+		ix = &gitIndex{absentAt: checked}
+		ix.err = c.indexOpenErr(path)
+	} else {
+		ix = parseIndex(ctx, data, path)
+	}
 	c.mu.Lock()
 	if f.gen == gen && ctx.Err() == nil {
 		f.index, f.indexGen = ix, gen

@@ -121,7 +121,13 @@ func (w *walker) sortedDir(h dirHandle, abs, name string, depth int, pctx *dirCt
 		buf.release()
 		dirBufPool.Put(buf)
 	}()
-	ents, eof, err := w.read(h, abs, buf)
+	// A page that resumes in this directory may find its sorted listing
+	// kept (listing.go): the directory's stamp comes before its reading.
+	var st stampAt
+	if len(after) > 0 {
+		st = stampNow(h)
+	}
+	ents, eof, err := w.sortedRead(h, abs, buf)
 	if err != nil {
 		w.problem(abs, err)
 	}
@@ -142,14 +148,30 @@ func (w *walker) sortedDir(h dirHandle, abs, name string, depth int, pctx *dirCt
 	if len(after) > 0 {
 		lower, hasLower = after[0], true
 	}
+	var lst *listingIter // the directory's sorted listing, when one is used
+	if st.ok && !eof {
+		var l *dirListing
+		if l, ents, eof = w.listingFor(h, abs, buf, st, ents, false); l != nil {
+			lst = l.iter(lower)
+		}
+	}
 	for round := 0; ; round++ {
-		if round > 0 {
+		if round > 0 && lst == nil {
+			st = stampNow(h)
 			if err := rewind(h, buf); err != nil {
 				w.problem(abs, err)
 				return
 			}
-			if ents, eof, err = w.read(h, abs, buf); err != nil {
+			if ents, eof, err = w.sortedRead(h, abs, buf); err != nil {
 				w.problem(abs, err)
+			}
+			if st.ok && !eof {
+				// This walk needs the directory a second time: its listing
+				// saves reading it once per sortedPart entries.
+				var l *dirListing
+				if l, ents, eof = w.listingFor(h, abs, buf, st, ents, true); l != nil {
+					lst = l.iter(lower)
+				}
 			}
 		}
 		k := w.want()
@@ -163,7 +185,39 @@ func (w *walker) sortedDir(h dirHandle, abs, name string, depth int, pctx *dirCt
 			capHint = min(capHint, len(ents))
 		}
 		cands := candHeap(make([]sortedCand, 0, capHint))
-		for i := 0; ; {
+		if lst != nil {
+			// The listing is sorted: the next k names the rules leave in.
+			for i := 0; len(cands) < k; i++ {
+				n, t, ok := lst.cur()
+				if !ok {
+					break
+				}
+				if i&127 == 127 {
+					if w.stopped.Load() {
+						return
+					}
+					if err := w.ctx.Err(); err != nil {
+						w.halt(err)
+						return
+					}
+				}
+				if hasLower && n <= lower {
+					if round == 0 && n == lower && (len(after) > 1 || t != typeFile) {
+						if p, ok := d.judge(n, t); ok {
+							c := w.keep(n, p)
+							resume = &c
+						}
+					}
+					lst.next()
+					continue
+				}
+				if p, ok := d.judge(n, t); ok {
+					cands = append(cands, w.keep(n, p))
+				}
+				lst.next()
+			}
+		}
+		for i := 0; lst == nil; {
 			for j := range ents {
 				if i++; i&127 == 0 {
 					if w.stopped.Load() {
@@ -203,11 +257,13 @@ func (w *walker) sortedDir(h dirHandle, abs, name string, depth int, pctx *dirCt
 			if eof {
 				break
 			}
-			if ents, eof, err = w.read(h, abs, buf); err != nil {
+			if ents, eof, err = w.sortedRead(h, abs, buf); err != nil {
 				w.problem(abs, err)
 			}
 		}
-		slices.SortFunc(cands, func(a, b sortedCand) int { return strings.Compare(a.name, b.name) })
+		if lst == nil {
+			slices.SortFunc(cands, func(a, b sortedCand) int { return strings.Compare(a.name, b.name) })
+		}
 		if resume != nil && resume.isDir && d.descend {
 			// The resume point is a directory: what is below it comes
 			// after it, the rest of the cursor (if any) inside.

@@ -256,3 +256,6 @@ func isDirPath(path string) bool {
 	var st unix.Stat_t
 	return unix.Lstat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
 }
+
+// dupFd is a second descriptor (close-on-exec) for the open file fd.
+func dupFd(fd int) (int, error) { return unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0) }

@@ -128,3 +128,6 @@ func readAt(dirfd int, name string, statOnly bool, key fileKey, limit int64) (fi
 
 // closeDirFd: see statKeyAt (no descriptor is ever opened here).
 func closeDirFd(fd int) {}
+
+// dupFd: see statKeyAt (no descriptor is ever opened here).
+func dupFd(int) (int, error) { return -1, errors.ErrUnsupported }

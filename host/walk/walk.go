@@ -673,6 +673,14 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 		if !more || eof || w.stopped.Load() {
 			break
 		}
+		if len(subdirs) >= maxPendingSubdirs {
+			// A directory of many subdirectories: enter those found so
+			// far before reading on, so that what is kept of it stays
+			// bounded (an unlimited walk keeps no order).
+			w.enterSubdirs(h, d, subdirs, depth, chain)
+			clear(subdirs)
+			subdirs = subdirs[:0]
+		}
 		if ents, eof, err = w.read(h, abs, buf); err != nil {
 			w.problem(abs, err)
 		}
@@ -682,8 +690,28 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 	}
 	buf.release()
 	dirBufPool.Put(buf)
+	w.enterSubdirs(h, d, subdirs, depth, chain)
+	h.closeQuick(!w.cold.Load())
+}
 
-	up = d.upIndex()
+// pendingHook, when set (by a test that runs alone), is told how many
+// subdirectories a directory's walk holds each time it enters them.
+var pendingHook func(n int)
+
+// maxPendingSubdirs is the most subdirectories of one directory that an
+// unlimited walk keeps to enter (some 100 bytes each), and one part of
+// the directory more, before it enters them, the directory still open,
+// and reads on: a directory of a million
+// subdirectories was held whole, about 100 MiB.
+const maxPendingSubdirs = 4096
+
+// enterSubdirs walks subdirs, subdirectories of d (h, at depth), each on
+// a goroutine of its own when one is free, the last on this one.
+func (w *walker) enterSubdirs(h dirHandle, d *dirRun, subdirs []pendingDir, depth int, chain *idChain) {
+	if pendingHook != nil {
+		pendingHook(len(subdirs))
+	}
+	up := d.upIndex()
 	childDepth := depth + 1
 	for k, sd := range subdirs {
 		if w.stopped.Load() {
@@ -716,7 +744,6 @@ func (w *walker) dir(h dirHandle, abs, name string, depth int, pctx *dirCtx, cha
 		}
 		w.dir(ch, sd.path, sd.name, childDepth, sctx, chain, up)
 	}
-	h.closeQuick(!w.cold.Load())
 }
 
 // enterChain is chain with h's identity added (Follow only). ok false:
@@ -824,7 +851,7 @@ func (w *walker) newDirRun(h dirHandle, abs, name string, depth int, pctx *dirCt
 		}
 		if hasIgnore && ctx.repo != nil && !ctx.trackedOnly {
 			ipath := joinPath(abs, ".gitignore")
-			if data, err := readFileAt(w.c, h, ".gitignore", ipath); err == nil {
+			if data, err := w.readIgnore(h, ipath); err == nil {
 				if rs, err := parseRulesCtx(w.ctx, data, ipath, ctx.rel, ctx.repo.fold); err != nil {
 					w.halt(err)
 				} else if !rs.empty() {

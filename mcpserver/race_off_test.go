@@ -1,0 +1,6 @@
+//go:build !race
+
+package mcpserver_test
+
+// raceEnabled: the race detector is on (tests scale down what it slows).
+const raceEnabled = false
