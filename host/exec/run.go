@@ -151,18 +151,8 @@ func (r *Runner) run(ctx context.Context, s spec) (Output, error) {
 	if err != nil && errors.Is(err, errNamespacesRefused) {
 		// The kernel refused the namespaces: try once more without them
 		// (a Required sandbox then fails with ErrNoSandbox).
-		// What the refused attempt put back of a dead run's plants
-		// (its baseline is made while the helper starts) is said by
-		// the run that follows.
-		var before []string
-		if out.Sandbox != nil {
-			before = out.Sandbox.Restored
-		}
 		nsBroken.Store(true)
 		out, err = r.runOnce(ctx, s)
-		if len(before) > 0 && out.Sandbox != nil {
-			out.Sandbox.Restored = append(before, out.Sandbox.Restored...)
-		}
 	}
 	return out, err
 }
@@ -206,7 +196,7 @@ func (r *Runner) runOnce(ctx context.Context, s spec) (Output, error) {
 	if err != nil {
 		sr.close()
 		if sr.usedNS && startRefused(err) {
-			return Output{Sandbox: &Report{Restored: sr.recovered}}, fmt.Errorf("%w: %w", errNamespacesRefused, err)
+			return Output{}, fmt.Errorf("%w: %w", errNamespacesRefused, err)
 		}
 		return Output{}, err
 	}

@@ -87,19 +87,12 @@ type sandboxRun struct {
 	// passed its namespace's listener (start).
 	allow *netproxy.AllowList
 	proxy *netproxy.Server
-	// The run's helper until start takes it (takeHelper): the Runner's
-	// waiting one, or one starting in the background, done once pre is
-	// closed (preH, or the start's error preErr).
-	waiting *helperProc
-	pre     chan struct{}
-	preH    *helperProc
-	preErr  error
 }
 
 // wrap turns cmd into a run of the helper when s asks for a sandbox, or
 // when s.dir must be entered without /proc. It returns nil when cmd runs
 // as it is.
-func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (_ *sandboxRun, err error) {
+func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (*sandboxRun, error) {
 	if s.sandbox == nil {
 		if s.dir == nil || haveProcFD() {
 			return nil, nil
@@ -151,27 +144,11 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (_ *sandboxR
 		return sr, nil
 	}
 
-	sr.r, sr.exe, sr.dir, sr.cwd = r, *exe, s.dir, s.cwd
-	// The helper's namespaces are known now (a refusal was remembered
-	// before this retry), and so is the helper it will take: the
-	// Runner's waiting one, else one started now, while the rest of the
-	// run is made ready (start waits for it).
-	if !nsBroken.Load() {
-		sr.flags = uintptr(nsFlags)
-		if sb.Network {
-			sr.flags &^= unix.CLONE_NEWNET
-		}
-	}
-	sr.takeHelper()
-	defer func() {
-		if err != nil {
-			sr.dropHelper()
-		}
-	}()
 	tmp, err := r.sessionTmp()
 	if err != nil {
 		return nil, fmt.Errorf("exec: sandbox temporary directory: %w", err)
 	}
+	sr.r, sr.exe, sr.dir, sr.cwd = r, *exe, s.dir, s.cwd
 	// The home directory the view shows and the second layer reads from.
 	sr.home = sb.Home
 	if sr.home == "" {
@@ -239,6 +216,10 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (_ *sandboxR
 	if nsBroken.Load() {
 		miss("namespaces", "this system refused a new user namespace: "+noViewMeans)
 	} else {
+		sr.flags = uintptr(nsFlags)
+		if sb.Network {
+			sr.flags &^= unix.CLONE_NEWNET
+		}
 		sr.usedNS = true
 		rep.Enforced = append(rep.Enforced, "userns", "pidns", "ipcns")
 		// Inside another run the namespaces are refused (and the outer
@@ -352,9 +333,9 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (_ *sandboxR
 		// against it first, as that run would have (protect_journal_linux.go).
 		sr.recovered, sr.recoverFailed = snap.recoverJournals()
 		snap.baseline()
-		// A start that fails removes it (unstarted): left, the next
-		// run would take it for a dead run's and undo what the user
-		// changed in between.
+		// A run whose command does not start after all removes it
+		// (unstarted): left, the next run would take it for a dead
+		// run's and undo what the user changed in between.
 		if failed := snap.writeJournals(); len(failed) > 0 && !inOuterRun() {
 			// Inside another run the outer run's journal covers it.
 			rep.Missing = append(rep.Missing, "journal: no journal of the baseline beneath "+strings.Join(failed, ", ")+": were this process killed before its check, the next run would not undo what the command planted there")
@@ -369,70 +350,29 @@ func (r *Runner) wrap(ctx context.Context, cmd *osexec.Cmd, s spec) (_ *sandboxR
 func (sr *sandboxRun) confined() bool { return sr.late != nil }
 
 // start starts the command of a confined run in place of startProc: it
-// takes the helper wrap gave the run (takeHelper), completes the
-// instructions (late), and sends them with the descriptors they name: the
-// command's standard input, output and error (cmd's), its start directory
-// and the roots. The helper is the leader it returns: the supervisor
-// watches, signals and reaps it as it would a process startProc made.
+// takes the Runner's waiting helper when it was started in the same
+// namespaces (else starts one), completes the instructions (late), and
+// sends them with the descriptors they name: the command's standard
+// input, output and error (cmd's), its start directory and the roots. The
+// helper is the leader it returns: the supervisor watches, signals and
+// reaps it as it would a process startProc made. The grants and the
+// baseline are made after the helper's start, not beside it: its clone
+// into a new user namespace is a fork without CLONE_VM, which holds this
+// process's memory map and leaves every page it writes next to fault
+// once, so work done beside it took as long and cost more CPU (ADR 0028).
 func (sr *sandboxRun) start(cmd *osexec.Cmd) (*proc, error) {
-	if h := sr.waiting; h != nil {
-		sr.waiting = nil
-		sr.late()
-		return sr.send(cmd, h, true)
-	}
-	// The grants, the baseline and its journal are made while the kernel
-	// makes the helper's namespaces and execs it (the start is done once
-	// the exec is): the two take about as long, and the helper is told
-	// nothing before both are done.
-	late := make(chan struct{})
-	go func() {
-		defer close(late)
-		sr.late()
-	}()
-	<-sr.pre
-	h, err := sr.preH, sr.preErr
-	sr.pre, sr.preH = nil, nil
-	<-late
-	if err != nil {
-		sr.unstarted()
-		return nil, helperStartError{err}
-	}
-	return sr.send(cmd, h, false)
-}
-
-// takeHelper gives the run its helper: the Runner's waiting one when it
-// was started in the run's namespaces, else one started now, in the
-// background (pre); start takes either.
-func (sr *sandboxRun) takeHelper() {
 	h, epoch := sr.r.zyg.take(sr.flags)
 	sr.epoch = epoch
 	if h != nil {
-		sr.waiting = h
-		return
+		sr.late()
+		return sr.send(cmd, h, true)
 	}
-	pre := make(chan struct{})
-	sr.pre = pre
-	exe, flags := sr.exe, sr.flags
-	go func() {
-		defer close(pre)
-		sr.preH, sr.preErr = startHelper(exe, flags)
-	}()
-}
-
-// dropHelper ends the helper takeHelper gave a run that will not start
-// (its set-up failed), waiting for one still starting.
-func (sr *sandboxRun) dropHelper() {
-	if sr.waiting != nil {
-		sr.waiting.end()
-		sr.waiting = nil
+	h, err := startHelper(sr.exe, sr.flags)
+	if err != nil {
+		return nil, helperStartError{err}
 	}
-	if sr.pre != nil {
-		<-sr.pre
-		if sr.preH != nil {
-			sr.preH.end()
-		}
-		sr.pre, sr.preH = nil, nil
-	}
+	sr.late()
+	return sr.send(cmd, h, false)
 }
 
 // send completes the instructions of a run whose helper h is there (the
@@ -656,7 +596,6 @@ func (sr *sandboxRun) unstarted() {
 }
 
 func (sr *sandboxRun) close() {
-	sr.dropHelper() // one the run never took (a failure before its start)
 	sr.closeProxy()
 	sr.snap.release() // the hold on the roots, taken with the baseline
 	if sr.statusR >= 0 {

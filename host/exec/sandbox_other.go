@@ -12,9 +12,8 @@ import (
 // sandboxRun is the parent's side of a sandboxed run; outside Linux it
 // only carries the report.
 type sandboxRun struct {
-	report    *Report
-	usedNS    bool
-	recovered []string // never set here: no journals outside Linux
+	report *Report
+	usedNS bool
 }
 
 // wrap applies what can be applied outside Linux: the environment is
