@@ -104,7 +104,10 @@ func TestCheckIgnoreNewDirectoriesCost(t *testing.T) {
 	}
 	per := (after.TotalAlloc - before.TotalAlloc) / n
 	t.Logf("%d new directories: %d bytes, %d allocations per directory", n, per, (after.Mallocs-before.Mallocs)/n)
-	if per >= 1250 && !raceBuild {
-		t.Errorf("%d bytes allocated per new directory, want < 1250", per)
+	// 1,077 bytes here, 1,312 with TestSuiteIgnoresTheDevelopersGitSetup's
+	// environment (a global ignore file, another locale); the code before
+	// the spare records took 1,461.
+	if per >= 1400 && !raceBuild {
+		t.Errorf("%d bytes allocated per new directory, want < 1400", per)
 	}
 }
