@@ -126,8 +126,9 @@ type Cache struct {
 	repos map[string]*repoInfo
 	dirs  map[string]*dirState
 	// listings are the sorted listings of large directories that sorted
-	// walks page through (listing.go), bounded on their own
-	// (maxListingBytes) and locked by their own mutex.
+	// walks page through (listing.go), at most maxListingBytes, locked by
+	// their own mutex, and counted in the Cache's bound: the rest may
+	// hold what they leave (limit).
 	listings listingCache
 	// real is the warm path's memo (judgeRel): for each top, the states
 	// of c.dirs that judge found vouched for from that top (realGen),
@@ -315,12 +316,16 @@ func (c *Cache) charge(n int) {
 	c.bytes += n
 }
 
-// limit is maxCacheBytes, or the tests' maxBytes.
+// limit is what the rules, states and files may hold: maxCacheBytes (or
+// the tests' maxBytes) less what the sorted listings hold, so that the
+// Cache's bound counts everything it keeps (issue 23). A listing kept
+// while the rest is near the bound makes the next charge flush the rest.
 func (c *Cache) limit() int {
+	limit := maxCacheBytes
 	if c.maxBytes > 0 {
-		return c.maxBytes
+		limit = c.maxBytes
 	}
-	return maxCacheBytes
+	return max(limit-int(c.listings.inUse.Load()), 0)
 }
 
 // chargeRules is charge for n bytes of compiled rules (one file's).

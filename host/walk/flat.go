@@ -261,10 +261,7 @@ func (c *Cache) chargeFlat(f *flatRules) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	limit := maxCacheBytes
-	if c.maxBytes > 0 {
-		limit = c.maxBytes
-	}
+	limit := c.limit()
 	if c.bytes+n > limit || c.flatBytes+n > limit/2 {
 		return false
 	}

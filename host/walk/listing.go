@@ -42,7 +42,8 @@ import (
 // are those of the sorted walk without the cache.
 //
 // Memory: all listings together stay within maxListingBytes (the least
-// recently used go first); a directory whose listing would exceed it is
+// recently used go first), and what they hold counts in the Cache's
+// bound, maxCacheBytes, for everything it keeps (Cache.limit); a directory whose listing would exceed it is
 // paged as before, by reading it for each page, and remembered as such
 // (until it changes) so that the attempt is not repeated. One listing is
 // made at a time per Cache (others wait, or read the directory as before
@@ -116,6 +117,10 @@ type listingCache struct {
 	// keeps listings of directories changed within listingSettle.
 	budget   int
 	noSettle bool
+	// inUse mirrors bytes for the Cache's own bound, which is
+	// maxCacheBytes for everything it keeps, listings included: the
+	// rules' share is what the listings leave (Cache.limit).
+	inUse atomic.Int64
 }
 
 // limit is maxListingBytes, or the tests' budget.
@@ -137,6 +142,7 @@ func (c *listingCache) get(st dirStamp) (l *dirListing, big bool) {
 		}
 		if x.stamp != st { // changed since: drop it
 			c.bytes -= x.bytes
+			c.inUse.Store(int64(c.bytes))
 			c.lists = slices.Delete(c.lists, i, i+1)
 			break
 		}
@@ -164,6 +170,7 @@ func (c *listingCache) put(l *dirListing) {
 	}
 	c.lists = append(c.lists, l)
 	c.bytes += l.bytes
+	c.inUse.Store(int64(c.bytes))
 }
 
 // markTooBig remembers that st's listing would not fit.

@@ -276,3 +276,48 @@ func TestListingOneWalk(t *testing.T) {
 		t.Errorf("the walk read %d entries, want the directory (%d) twice at most", r, listingFiles+2)
 	}
 }
+
+// TestListingCountedInCacheBound: a kept listing counts in the Cache's
+// bound (issue 23: every cache in the walk cache's memory bound). While
+// it is kept, the rest of the Cache may hold only what it leaves, and
+// the rules, states and files of a walk made then stay within that (the
+// Cache flushes them instead of going past it); once the listing is
+// dropped, the whole bound is theirs again.
+func TestListingCountedInCacheBound(t *testing.T) {
+	t.Parallel()
+	e := newGitEnv(t, false)
+	dir := bigDir(t, e)
+	c := e.cache()
+	c.listings.noSettle = true // the directory was just made
+	defer c.Close()
+	pageAll(t, c, dir, 5000, nil)
+	n, held := c.listings.held()
+	if n != 1 || held == 0 {
+		t.Fatalf("no listing kept after paging: %d, %d bytes", n, held)
+	}
+	// A bound that the listing leaves little of: the walk's own state
+	// (rules, states, files) must stay within what is left.
+	c.mu.Lock()
+	c.maxBytes = held + 4096
+	c.mu.Unlock()
+	if got := c.limit(); got != 4096 {
+		t.Fatalf("with a listing of %d bytes kept, the rest may hold %d, want 4096", held, got)
+	}
+	for i := range 50 {
+		e.write(fmt.Sprintf("sub%02d/.gitignore", i), strings.Repeat("rule-of-some-length-*\n", 40))
+	}
+	flushes := c.flushes
+	must(t, c.Walk(context.Background(), e.repo, Options{Hidden: true}, func(Entry) error { return nil }))
+	c.mu.Lock()
+	used, flushed := c.bytes, c.flushes > flushes
+	c.mu.Unlock()
+	if used > 4096+c.bigRules || !flushed {
+		t.Errorf("the Cache holds %d bytes beside a listing of %d (bound %d), flushed: %v", used, held, held+4096, flushed)
+	}
+	// The listing dropped (its directory changed): the bound is whole.
+	must(t, os.WriteFile(filepath.Join(dir, "new"), nil, 0o644))
+	pageAll(t, c, dir, 5000, nil)
+	if _, h := c.listings.held(); h == 0 && c.limit() != held+4096 {
+		t.Errorf("no listing kept, yet the rest may hold %d of %d", c.limit(), held+4096)
+	}
+}
