@@ -237,6 +237,16 @@ func existsAt(d dirHandle, name string) bool {
 	return err == nil
 }
 
+// sizeAt returns the size of the entry name in d (a symbolic link not
+// followed), -1 when it cannot be stat-ed.
+func sizeAt(d dirHandle, name string) int64 {
+	var st unix.Stat_t
+	if _, err := retryEINTR(func() (int, error) { return 0, unix.Fstatat(int(d), name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+		return -1
+	}
+	return st.Size
+}
+
 // rawGetdents is getdents64(2) made as a raw system call into buf.
 func rawGetdents(fd int, buf []byte) (int, error) {
 	r, _, e := unix.RawSyscall(unix.SYS_GETDENTS64, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(buf))), uintptr(len(buf)))

@@ -121,6 +121,16 @@ func existsAt(d dirHandle, name string) bool {
 	return err == nil
 }
 
+// sizeAt returns the size of the entry name in d (a link not followed),
+// -1 when it cannot be stat-ed.
+func sizeAt(d dirHandle, name string) int64 {
+	fi, err := os.Lstat(filepath.Join(string(d), name))
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
+}
+
 func typeAt(d dirHandle, name string) entryType {
 	fi, err := os.Lstat(filepath.Join(string(d), name))
 	if err != nil {

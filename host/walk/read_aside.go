@@ -50,11 +50,15 @@ func readAside(ctx context.Context, key fileKey, at int, read func(at int) (file
 
 // readIgnore is readFileAt of the .gitignore in h (path: its path) for
 // the walk, read aside (as readAside, on a duplicate of h) when the walk's
-// context can end: a walk cancelled during the read of a huge file
-// returns at once, and halts (nothing more is delivered, so no entry is
-// judged without the rules that were not read).
+// context can end and the file is readAsideBytes or more: a walk
+// cancelled during the read of a huge file returns at once, and halts
+// (nothing more is delivered, so no entry is judged without the rules
+// that were not read). A smaller one is read here, after one fstatat:
+// reading every .gitignore aside (a dup, a goroutine, a close) made a
+// walk of 10,000 files 6-8% slower. (A file grown past the size between
+// the stat and the read is read here, within maxIgnoreFileSize.)
 func (w *walker) readIgnore(h dirHandle, path string) ([]byte, error) {
-	if w.ctx.Done() == nil {
+	if w.ctx.Done() == nil || sizeAt(h, ".gitignore") < readAsideBytes {
 		return readFileAt(w.c, h, ".gitignore", path)
 	}
 	dh, err := h.dup()
