@@ -147,22 +147,13 @@ func waitRecord(sf *os.File) bool {
 	}
 	got := false
 	err = rc.Read(func(fd uintptr) bool {
-		var b [8]byte
-		for {
-			n, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
-			switch {
-			case err == unix.EINTR:
-				continue
-			case err == unix.EAGAIN:
-				return false // nothing yet: wait
-			case err != nil || n == 0:
-				return true // hung up: no record
-			case n < len(b):
-				return false // part of it: wait for the rest (or the exit)
-			}
+		switch peekRecord(int(fd)) {
+		case recordNone:
+			return false // nothing yet, or part of it: wait (or the exit)
+		case recordWhole:
 			got = true
-			return true
 		}
+		return true
 	})
 	return err == nil && got
 }

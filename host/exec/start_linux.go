@@ -28,16 +28,31 @@ type proc struct {
 // statusReady reports whether p's status record has come whole (it is
 // left in the socket for its reader, sandboxRun.finish).
 func (p *proc) statusReady() bool {
-	if !p.hasStatus {
-		return false
-	}
+	return p.hasStatus && peekRecord(p.statusFD) == recordWhole
+}
+
+// What peekRecord finds on a helper's status socket.
+const (
+	recordNone  = iota // nothing yet, or part of it
+	recordWhole        // the 8 bytes of the status record
+	recordGone         // a hang-up (or an error) with no record
+)
+
+// peekRecord looks at the status socket fd without waiting and without
+// taking the record, which its reader (sandboxRun.finish) takes.
+func peekRecord(fd int) int {
 	var b [8]byte
 	for {
-		n, _, err := unix.Recvfrom(p.statusFD, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
-		if err == unix.EINTR {
+		n, _, err := unix.Recvfrom(fd, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+		switch {
+		case err == unix.EINTR:
 			continue
+		case err == unix.EAGAIN || err == nil && n > 0 && n < len(b):
+			return recordNone
+		case err != nil || n == 0:
+			return recordGone
 		}
-		return err == nil && n == len(b)
+		return recordWhole
 	}
 }
 

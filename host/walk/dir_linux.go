@@ -231,11 +231,7 @@ func (b *dirBuf) release() {}
 
 // existsAt reports whether d holds an entry name (of any type, a symbolic
 // link not followed).
-func existsAt(d dirHandle, name string) bool {
-	var st unix.Stat_t
-	_, err := retryEINTR(func() (int, error) { return 0, unix.Fstatat(int(d), name, &st, unix.AT_SYMLINK_NOFOLLOW) })
-	return err == nil
-}
+func existsAt(d dirHandle, name string) bool { return sizeAt(d, name) >= 0 }
 
 // sizeAt returns the size of the entry name in d (a symbolic link not
 // followed), -1 when it cannot be stat-ed.

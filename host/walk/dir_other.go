@@ -116,10 +116,7 @@ func (b *dirBuf) release() {
 }
 
 // existsAt reports whether d holds an entry name (a link not followed).
-func existsAt(d dirHandle, name string) bool {
-	_, err := os.Lstat(filepath.Join(string(d), name))
-	return err == nil
-}
+func existsAt(d dirHandle, name string) bool { return sizeAt(d, name) >= 0 }
 
 // sizeAt returns the size of the entry name in d (a link not followed),
 // -1 when it cannot be stat-ed.
